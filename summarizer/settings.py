@@ -1,0 +1,78 @@
+"""Settings from the environment (prefix ``SUMMARIZER_``), validated, and never built at import time.
+
+Call `load_settings()` where a process starts (CLI command, worker boot, test fixture) and pass the
+object down; nothing in this package reads the environment on its own.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from summarizer.domain.errors import SummarizerError
+
+DEFAULT_DATA_DIR = Path(".summarizer")
+DEFAULT_MODEL = "claude-haiku-4-5"
+
+
+class LLMChoice(StrEnum):
+    ANTHROPIC = "anthropic"
+    OFFLINE = "offline"
+    FAKE = "fake"
+
+
+class SettingsError(SummarizerError):
+    """The environment holds a value that cannot be used; the message names the variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SUMMARIZER_", extra="ignore", frozen=True)
+
+    database_url: str = Field(
+        default="", description="SQLAlchemy URL; empty means the embedded SQLite file under ./.summarizer/"
+    )
+    broker_url: str = Field(default="", description="Celery broker URL; empty means the embedded broker")
+    data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="Where embedded files live")
+    window_tokens: int = Field(default=100_000, ge=0, description="Sliding-window budget; 0 disables eviction")
+    batch_size: int = Field(default=3, ge=1, description="Evicted exchanges that trigger a summary update")
+    batch_max_wait: float = Field(default=900.0, ge=0, description="Seconds a smaller batch may wait")
+    summary_max_tokens: int = Field(default=10_000, ge=100, description="Hard cap on a rendered summary")
+    max_message_bytes: int = Field(default=1_048_576, ge=1, description="Largest message accepted on ingest")
+    llm: LLMChoice | None = Field(
+        default=None, description="anthropic | offline | fake; unset: anthropic with an API key, else offline"
+    )
+    model: str = Field(default=DEFAULT_MODEL, description="Model for summary updates")
+    token_provider: str = Field(default="", description="Provider name passed to the token counter")
+
+    @field_validator("database_url")
+    @classmethod
+    def _normalise_database_url(cls, value: str) -> str:
+        value = value.strip()
+        for prefix in ("postgresql://", "postgres://"):
+            if value.startswith(prefix):
+                return "postgresql+psycopg://" + value[len(prefix) :]
+        return value
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'summarizer.db').as_posix()}"
+
+    @property
+    def embedded_database(self) -> bool:
+        return not self.database_url
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the environment; overrides win. Raises SettingsError naming each bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "?"
+            problems.append(f"SUMMARIZER_{field.upper()}: {err['msg']} (got {err.get('input')!r})")
+        raise SettingsError("invalid settings: " + "; ".join(problems)) from None
