@@ -1,0 +1,114 @@
+"""The Python API for hosts: record messages, read the context to send, read the history.
+
+Reading never waits on the summary workers: it returns the last committed summary, whatever they are doing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from summarizer.domain.errors import SummarizerError
+from summarizer.domain.kinds import Kind, parse_kind
+from summarizer.domain.messages import NewMessage, StoredMessage
+from summarizer.storage.conversations import ConversationStore, IngestReport, UnknownAgent, utcnow
+from summarizer.storage.database import Database
+from summarizer.storage.reading import (
+    HistoryView,
+    SummaryRecord,
+    agent_exists,
+    load_history,
+    load_summary,
+    load_window_messages,
+)
+
+log = structlog.get_logger(__name__)
+
+NO_SUMMARY_YET = "[No summary yet: nothing has left the window]"
+SUMMARY_UNAVAILABLE = "[Summary temporarily unavailable]"
+
+SummaryRenderer = Callable[[SummaryRecord, datetime], str]
+"""Turns a stored summary into the text a host sends; supplied by the summary engine."""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    agent_id: str
+    summary: str
+    summary_version: int | None
+    messages: tuple[StoredMessage, ...]
+
+
+class Summarizer:
+    """The host-facing facade. Build it with `summarizer.composition.build_summarizer(settings)`."""
+
+    def __init__(
+        self,
+        db: Database,
+        store: ConversationStore,
+        *,
+        default_budget: int,
+        render_summary: SummaryRenderer,
+        on_queued: Callable[[Sequence[str]], None] | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.db = db
+        self.store = store
+        self._default_budget = default_budget
+        self._render = render_summary
+        self._on_queued = on_queued
+        self._clock = clock
+
+    def record_message(self, agent_id: str, kind: Kind | str, content: str, **fields: Any) -> IngestReport:
+        """Record one message; `fields` are NewMessage fields (tool_call_id, name, input, created_at, ...)."""
+        message = NewMessage(kind=parse_kind(kind) if isinstance(kind, str) else kind, content=content, **fields)
+        return self.record_batch(agent_id, [message])
+
+    def record_batch(self, agent_id: str, batch: Sequence[NewMessage]) -> IngestReport:
+        return self._after(self.store.record(agent_id, batch))
+
+    def record_many(self, records: Sequence[tuple[str, NewMessage]]) -> IngestReport:
+        return self._after(self.store.record_many(records))
+
+    def _after(self, report: IngestReport) -> IngestReport:
+        if report.queued_agents and self._on_queued is not None:
+            try:
+                self._on_queued(report.queued_agents)
+            except Exception as exc:  # a lost wake-up only delays: the dispatcher re-reads the queue
+                log.warning("queue.wakeup_failed", agents=report.queued_agents, error=str(exc))
+        return report
+
+    def history(self, agent_id: str) -> HistoryView:
+        with self.db.read() as conn:
+            view = load_history(conn, agent_id, self._default_budget)
+        if view is None:
+            raise UnknownAgent(agent_id)
+        return view
+
+    def summary_text(self, agent_id: str, now: datetime | None = None) -> tuple[str, int | None]:
+        """The rendered summary and its version; a placeholder, never an exception, when it can't be read."""
+        try:
+            with self.db.read() as conn:
+                record = load_summary(conn, agent_id)
+            if record is None:
+                return NO_SUMMARY_YET, None
+            return self._render(record, now or self._clock()), record.version
+        except Exception as exc:
+            log.warning("summary.read_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")
+            return SUMMARY_UNAVAILABLE, None
+
+    def get_context(self, agent_id: str, now: datetime | None = None) -> Context:
+        """What a host sends to its LLM: the summary, then the preamble and in-window messages."""
+        with self.db.read() as conn:
+            if not agent_exists(conn, agent_id):
+                raise UnknownAgent(agent_id)
+            window = load_window_messages(conn, agent_id)
+        summary, version = self.summary_text(agent_id, now)
+        return Context(agent_id=agent_id, summary=summary, summary_version=version, messages=tuple(window))
+
+
+__all__ = ["NO_SUMMARY_YET", "SUMMARY_UNAVAILABLE", "Context", "Summarizer", "SummarizerError"]

@@ -1,0 +1,105 @@
+"""`summarizer ingest | history | context | agent`: the conversation store from the shell."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import click
+
+from summarizer.cli.runtime import open_runtime
+from summarizer.views import history_json, history_text, message_json
+
+FORMATS = ("canonical", "openai", "anthropic")
+
+
+@click.command()
+@click.argument("source", type=click.Path(allow_dash=True, dir_okay=False))
+@click.option("--agent", "agent_id", help="Agent id for lines that name none.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="canonical", show_default=True)
+def ingest(source: str, agent_id: str | None, fmt: str) -> None:
+    """Record messages from a JSON Lines FILE (or - for stdin), all or nothing.
+
+    The first bad line stops the run with FILE:LINE: reason and exit status 2; nothing is stored.
+    """
+    from summarizer.ingest.reader import read_records
+
+    rt = open_runtime()
+    records = [
+        (r.agent_id, r.message)
+        for r in read_records(source, fmt, default_agent=agent_id, max_message_bytes=rt.settings.max_message_bytes)
+    ]
+    report = rt.summarizer.record_many(records)
+    click.echo(
+        f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
+        f"evicted {report.evicted_exchanges} exchange(s); agents: {len(report.agents)}; "
+        f"summary updates queued for: {', '.join(report.queued_agents) or 'none'}"
+    )
+
+
+@click.command()
+@click.argument("agent_id")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def history(agent_id: str, as_json: bool) -> None:
+    """The sliding-window view: evicted exchanges, then the ones the LLM sees."""
+    rt = open_runtime()
+    view = rt.summarizer.history(agent_id)
+    if as_json:
+        click.echo(json.dumps(history_json(view), indent=2))
+    else:
+        click.echo(history_text(view, datetime.now(UTC)))
+
+
+@click.command()
+@click.argument("agent_id")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def context(agent_id: str, as_json: bool) -> None:
+    """What a host sends to its LLM: the summary, then the preamble and in-window messages."""
+    rt = open_runtime()
+    ctx = rt.summarizer.get_context(agent_id)
+    if as_json:
+        payload = {
+            "agent_id": ctx.agent_id,
+            "summary": ctx.summary,
+            "summary_version": ctx.summary_version,
+            "messages": [message_json(m) for m in ctx.messages],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    click.echo(ctx.summary)
+    click.echo("")
+    for m in ctx.messages:
+        detail = f" {m.name}({json.dumps(m.input, ensure_ascii=False)})" if m.name else ""
+        click.echo(f"[{m.kind.value}]{detail} {m.content}")
+
+
+@click.group()
+def agent() -> None:
+    """Create agents, fork them, set their window budgets."""
+
+
+@agent.command("create")
+@click.argument("agent_id")
+@click.option("--budget", type=click.IntRange(min=0), help="Window budget in tokens (0: never evict).")
+@click.option("--parent", help="Fork from this agent: inherits its budget override.")
+def agent_create(agent_id: str, budget: int | None, parent: str | None) -> None:
+    """Create AGENT_ID (a no-op when it exists)."""
+    rt = open_runtime()
+    rt.summarizer.store.create_agent(agent_id, budget=budget, parent=parent)
+    click.echo(f"agent {agent_id} ready")
+
+
+@agent.command("budget")
+@click.argument("agent_id")
+@click.argument("tokens")
+def agent_budget(agent_id: str, tokens: str) -> None:
+    """Set AGENT_ID's window budget to TOKENS, or 'default' to follow SUMMARIZER_WINDOW_TOKENS."""
+    if tokens == "default":
+        budget = None
+    elif tokens.isdigit():
+        budget = int(tokens)
+    else:
+        raise click.BadParameter(f"expected a whole number of tokens or 'default', got {tokens!r}")
+    rt = open_runtime()
+    rt.summarizer.store.set_budget(agent_id, budget)
+    click.echo(f"agent {agent_id} budget: {tokens}")

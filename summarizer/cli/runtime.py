@@ -1,0 +1,25 @@
+"""What every command needs: settings, a database at the right schema, the wired facade."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from summarizer.api import Summarizer
+from summarizer.composition import build_database, build_summarizer
+from summarizer.settings import Settings, load_settings
+from summarizer.storage.database import Database
+from summarizer.storage.migrations import ensure_schema
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    db: Database
+    summarizer: Summarizer
+
+
+def open_runtime() -> Runtime:
+    settings = load_settings()
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    return Runtime(settings, db, build_summarizer(settings, db))

@@ -1,0 +1,57 @@
+"""Running the Alembic migrations from code, and checking that a database is at the current schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from summarizer.domain.errors import SummarizerError
+from summarizer.storage.database import Database
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
+
+
+class SchemaOutOfDate(SummarizerError):
+    pass
+
+
+def alembic_config(db: Database) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("sqlalchemy.url", db.url.render_as_string(hide_password=False).replace("%", "%%"))
+    return cfg
+
+
+def upgrade(db: Database, revision: str = "head") -> None:
+    command.upgrade(alembic_config(db), revision)
+
+
+def downgrade(db: Database, revision: str = "-1") -> None:
+    command.downgrade(alembic_config(db), revision)
+
+
+def head_revision(db: Database) -> str | None:
+    return ScriptDirectory.from_config(alembic_config(db)).get_current_head()
+
+
+def current_revision(db: Database) -> str | None:
+    with db.engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def ensure_schema(db: Database, *, auto_upgrade: bool) -> None:
+    """Upgrade an embedded database on first use; refuse to run on a shared one that is behind."""
+    current, head = current_revision(db), head_revision(db)
+    if current == head:
+        return
+    if auto_upgrade:
+        upgrade(db)
+        return
+    raise SchemaOutOfDate(
+        f"database schema is at {current or 'nothing'}, this version needs {head}: run `summarizer db upgrade`"
+    )

@@ -1,0 +1,134 @@
+"""Reads for hosts and operators. Plain SELECTs: they take no locks and never wait for a writer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Row, select
+
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import StoredMessage
+from summarizer.storage.schema import agents, exchanges, messages, summaries
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeView:
+    id: int
+    state: str  # "window" | "evicted"
+    evict_reason: str | None
+    tokens: int
+    message_count: int
+    started_at: datetime
+    ended_at: datetime
+    evicted_at: datetime | None
+    title: str
+    completed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryView:
+    agent_id: str
+    budget_tokens: int
+    window_tokens: int
+    preamble_tokens: int
+    exchanges: tuple[ExchangeView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRecord:
+    agent_id: str
+    version: int
+    items: list[dict[str, Any]]
+    token_count: int
+    covered_through_exchange_id: int | None
+    last_aged_on: date | None
+    updated_at: datetime
+
+
+def agent_exists(conn: Connection, agent_id: str) -> bool:
+    return conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first() is not None
+
+
+def load_history(conn: Connection, agent_id: str, default_budget: int) -> HistoryView | None:
+    agent = conn.execute(select(agents).where(agents.c.id == agent_id)).mappings().first()
+    if agent is None:
+        return None
+    rows = conn.execute(
+        select(exchanges).where(exchanges.c.agent_id == agent_id).order_by(exchanges.c.id)
+    ).mappings()
+    views = tuple(
+        ExchangeView(
+            id=r["id"],
+            state="evicted" if r["evicted_at"] is not None else "window",
+            evict_reason=r["evict_reason"],
+            tokens=r["tokens"],
+            message_count=r["message_count"],
+            started_at=r["started_at"],
+            ended_at=r["ended_at"],
+            evicted_at=r["evicted_at"],
+            title=r["title"],
+            completed=r["completed"],
+        )
+        for r in rows
+    )
+    budget = agent["window_budget"]
+    return HistoryView(
+        agent_id=agent_id,
+        budget_tokens=default_budget if budget is None else budget,
+        window_tokens=agent["window_tokens"],
+        preamble_tokens=agent["preamble_tokens"],
+        exchanges=views,
+    )
+
+
+def _stored(row: Row[Any]) -> StoredMessage:
+    return StoredMessage(
+        seq=row.seq,
+        kind=Kind(row.kind),
+        content=row.content,
+        tokens=row.tokens,
+        created_at=row.created_at,
+        exchange_id=row.exchange_id,
+        in_window=row.in_window,
+        tool_call_id=row.tool_call_id,
+        name=row.name,
+        input=row.input,
+        is_error=row.is_error,
+        host_id=row.host_id,
+    )
+
+
+def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]:
+    """The preamble and every in-window message, in conversation order."""
+    rows = conn.execute(
+        select(messages)
+        .where(messages.c.agent_id == agent_id, messages.c.in_window.is_(True))
+        .order_by(messages.c.seq)
+    )
+    return [_stored(r) for r in rows]
+
+
+def load_exchange_messages(conn: Connection, agent_id: str, first: int, last: int) -> list[StoredMessage]:
+    rows = conn.execute(
+        select(messages)
+        .where(messages.c.agent_id == agent_id, messages.c.exchange_id.between(first, last))
+        .order_by(messages.c.seq)
+    )
+    return [_stored(r) for r in rows]
+
+
+def load_summary(conn: Connection, agent_id: str) -> SummaryRecord | None:
+    row = conn.execute(select(summaries).where(summaries.c.agent_id == agent_id)).mappings().first()
+    if row is None:
+        return None
+    return SummaryRecord(
+        agent_id=agent_id,
+        version=row["version"],
+        items=list(row["items"]),
+        token_count=row["token_count"],
+        covered_through_exchange_id=row["covered_through_exchange_id"],
+        last_aged_on=row["last_aged_on"],
+        updated_at=row["updated_at"],
+    )

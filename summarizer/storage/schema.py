@@ -1,0 +1,164 @@
+"""The tables. Alembic migrations must produce exactly this (a test diffs them on both databases)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Date,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from summarizer.storage.types import BigId, Json, UTCDateTime
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING)
+
+agents = Table(
+    "agents",
+    metadata,
+    Column("id", String(200), primary_key=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("parent_id", String(200), nullable=True),
+    Column("window_budget", Integer, nullable=True, comment="per-agent override of SUMMARIZER_WINDOW_TOKENS"),
+    # Running totals: the window is preamble + exchanges window_start..last_exchange.
+    Column("preamble_tokens", Integer, nullable=False),
+    Column("window_tokens", Integer, nullable=False),
+    Column("next_message_seq", Integer, nullable=False),
+    Column("last_exchange", Integer, nullable=False),
+    Column("window_start", Integer, nullable=False),
+    Column("current_complete", Boolean, nullable=False),
+    Column("current_tool_calls", Json, nullable=False),
+    Column("last_created_at", UTCDateTime(), nullable=True),
+    # Evicted exchanges not yet folded into the summary, and since when (wall clock) the oldest has waited.
+    Column("unsummarized", Integer, nullable=False),
+    Column("unsummarized_since", UTCDateTime(), nullable=True),
+    Index(None, "unsummarized_since"),
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("agent_id", String(200), ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("exchange_id", Integer, nullable=True, comment="NULL: the agent's preamble"),
+    Column("kind", String(20), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("tool_call_id", String(200), nullable=True),
+    Column("name", String(200), nullable=True),
+    Column("input", Json, nullable=True),
+    Column("is_error", Boolean, nullable=True),
+    Column("continues_exchange", Boolean, nullable=False),
+    Column("tokens", Integer, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("in_window", Boolean, nullable=False),
+    Column("evicted_at", UTCDateTime(), nullable=True),
+    Column("host_id", String(200), nullable=True),
+    UniqueConstraint("agent_id", "host_id"),
+    Index(None, "agent_id", "exchange_id"),
+    Index(None, "agent_id", "in_window", "seq"),
+)
+
+exchanges = Table(
+    "exchanges",
+    metadata,
+    Column("agent_id", String(200), ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True),
+    Column("id", Integer, primary_key=True, autoincrement=False, comment="1, 2, 3... within the agent"),
+    Column("first_seq", Integer, nullable=False),
+    Column("last_seq", Integer, nullable=False),
+    Column("message_count", Integer, nullable=False),
+    Column("tokens", Integer, nullable=False),
+    Column("title", String(200), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("ended_at", UTCDateTime(), nullable=False),
+    Column("completed", Boolean, nullable=False),
+    Column("evicted_at", UTCDateTime(), nullable=True),
+    Column("evict_reason", String(20), nullable=True),
+    Column("summarized_in_version", Integer, nullable=True),
+)
+
+summary_update_queue = Table(
+    "summary_update_queue",
+    metadata,
+    Column("agent_id", String(200), ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True),
+    Column("state", String(10), nullable=False, comment="pending | running | idle | failed"),
+    Column("priority", Integer, nullable=False),
+    Column("queued_at", UTCDateTime(), nullable=False),
+    Column("available_at", UTCDateTime(), nullable=False),
+    Column("lease_expires_at", UTCDateTime(), nullable=True),
+    Column("claim_token", String(64), nullable=True),
+    Column("attempts", Integer, nullable=False),
+    Column("consecutive_failures", Integer, nullable=False),
+    Column("dirty", Boolean, nullable=False, comment="new work arrived while running"),
+    Column("last_error", Text, nullable=True),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Index(None, "state", "available_at"),
+)
+
+summaries = Table(
+    "summaries",
+    metadata,
+    Column("agent_id", String(200), ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("items", Json, nullable=False),
+    Column("token_count", Integer, nullable=False),
+    Column("covered_through_exchange_id", Integer, nullable=True),
+    Column("last_aged_on", Date, nullable=True),
+    Column("updated_at", UTCDateTime(), nullable=False),
+)
+
+summary_runs = Table(
+    "summary_runs",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("agent_id", String(200), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("finished_at", UTCDateTime(), nullable=False),
+    Column("duration_ms", Integer, nullable=False),
+    Column("worker", String(200), nullable=True),
+    Column("from_version", Integer, nullable=True),
+    Column("to_version", Integer, nullable=True),
+    Column("exchange_count", Integer, nullable=False),
+    Column("first_exchange_id", Integer, nullable=True),
+    Column("last_exchange_id", Integer, nullable=True),
+    Column("path", String(20), nullable=True),
+    Column("llm_input_tokens", Integer, nullable=False),
+    Column("llm_output_tokens", Integer, nullable=False),
+    Column("summary_tokens", Integer, nullable=True),
+    Column("truncated", Boolean, nullable=False),
+    Column("tokens_before_cap", Integer, nullable=True),
+    Column("outcome", String(20), nullable=False),
+    Column("error", Text, nullable=True),
+    Index(None, "finished_at"),
+    Index(None, "agent_id", "finished_at"),
+)
+
+alerts = Table(
+    "alerts",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("kind", String(50), nullable=False),
+    Column("agent_id", String(200), nullable=True),
+    Column("severity", String(20), nullable=False),
+    Column("message", Text, nullable=False),
+    Column("details", Json, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("resolved_at", UTCDateTime(), nullable=True),
+    Column("acknowledged_at", UTCDateTime(), nullable=True),
+    Column("delivery", Json, nullable=False),
+    Index(None, "kind", "agent_id", "resolved_at"),
+)

@@ -1,0 +1,75 @@
+"""Text and JSON forms of what the store holds: the history view and the context view."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from summarizer.domain.messages import StoredMessage
+from summarizer.humanize import age, tokens_short
+from summarizer.storage.reading import ExchangeView, HistoryView
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def history_json(view: HistoryView) -> dict[str, Any]:
+    return {
+        "agent_id": view.agent_id,
+        "budget_tokens": view.budget_tokens,
+        "window_tokens": view.window_tokens,
+        "exchanges": [
+            {
+                "id": e.id,
+                "state": e.state,
+                "evict_reason": e.evict_reason,
+                "tokens": e.tokens,
+                "message_count": e.message_count,
+                "started_at": _iso(e.started_at),
+                "evicted_at": _iso(e.evicted_at),
+                "title": e.title,
+            }
+            for e in view.exchanges
+        ],
+    }
+
+
+def _exchange_line(e: ExchangeView, now: datetime, newest: bool) -> str:
+    when = f"evicted {age(e.evicted_at, now)}" if e.evicted_at else ("current" if newest else age(e.started_at, now))
+    reason = " by /clear" if e.evict_reason == "clear" else ""
+    plural = "s" if e.message_count != 1 else ""
+    return (
+        f'  Exchange {e.id}: "{e.title}" ({when}{reason}, {tokens_short(e.tokens)}, '
+        f"{e.message_count} message{plural})"
+    )
+
+
+def history_text(view: HistoryView, now: datetime) -> str:
+    budget = "unlimited" if view.budget_tokens == 0 else tokens_short(view.budget_tokens)
+    lines = [f"Sliding Window ({tokens_short(view.window_tokens)}/{budget} tokens) for agent {view.agent_id}:"]
+    evicted = [e for e in view.exchanges if e.state == "evicted"]
+    window = [e for e in view.exchanges if e.state == "window"]
+    lines += ["", f"[Outside window - in archival] {len(evicted)} exchange(s)"]
+    lines += [_exchange_line(e, now, False) for e in evicted] or ["  (none)"]
+    lines += ["", f"[Inside window - currently visible] {len(window)} exchange(s)"]
+    if view.preamble_tokens:
+        lines.append(f"  Preamble (system prompt, {tokens_short(view.preamble_tokens)})")
+    lines += [_exchange_line(e, now, i == len(window) - 1) for i, e in enumerate(window)] or ["  (none)"]
+    return "\n".join(lines)
+
+
+def message_json(m: StoredMessage) -> dict[str, Any]:
+    return {
+        "id": m.seq,
+        "host_id": m.host_id,
+        "kind": m.kind.value,
+        "content": m.content,
+        "tool_call_id": m.tool_call_id,
+        "name": m.name,
+        "input": m.input,
+        "is_error": m.is_error,
+        "exchange_id": m.exchange_id,
+        "created_at": m.created_at.isoformat(),
+        "tokens": m.tokens,
+    }

@@ -1,0 +1,85 @@
+"""Where the test services are, and what happens when one is missing.
+
+Locally a missing PostgreSQL or Redis skips the tests that need it, with a loud notice; in CI
+(``CI=true``) it fails them, so a broken service can never pass as green.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from summarizer.storage.schema import metadata
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def service_missing(what: str, error: BaseException) -> None:
+    message = f"{what} is not reachable ({type(error).__name__}: {error})"
+    if in_ci():
+        pytest.fail(f"CI needs {message}", pytrace=False)
+    banner = "!" * 20
+    print(f"\n{banner} SKIPPING: {message} {banner}")
+    pytest.skip(f"SERVICE MISSING: {message}")
+
+
+def pg_admin_url() -> str:
+    url = os.environ.get("SUMMARIZER_TEST_DATABASE_URL", DEFAULT_PG)
+    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
+
+
+def redis_url() -> str:
+    return os.environ.get("SUMMARIZER_TEST_REDIS_URL", DEFAULT_REDIS)
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def migrate(url: str) -> None:
+    command.upgrade(alembic_config(url), "head")
+
+
+def fresh_postgres_database(prefix: str = "summarizer_test") -> Iterator[str]:
+    """Create a uniquely named database on the test server, yield its URL, drop it afterwards."""
+    admin_url = pg_admin_url()
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    name = f"{prefix}_{os.getpid()}_{secrets.token_hex(3)}"
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        admin.dispose()
+        service_missing(f"PostgreSQL at {make_url(admin_url).render_as_string(hide_password=True)}", exc)
+    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def copy_sqlite_template(template: Path, target: Path) -> str:
+    shutil.copyfile(template, target)
+    return f"sqlite:///{target.as_posix()}"
+
+
+TRUNCATE_ORDER = [t.name for t in reversed(metadata.sorted_tables)]
