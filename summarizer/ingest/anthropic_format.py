@@ -1,0 +1,147 @@
+"""Anthropic Messages API messages, as found in request bodies and chat exports.
+
+The Messages API returns tool results in user-role messages. Such a message answers the running exchange
+rather than starting a new one, so its parts are marked to continue it; reading it as a fresh user turn
+would split every tool call from its result. As in the OpenAI parser, unused keys are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from summarizer.domain.kinds import Kind
+from summarizer.ingest.drafts import Draft, finish
+from summarizer.ingest.fields import (
+    expect_object,
+    optional_bool,
+    read_extras,
+    reject_nul,
+    required_str,
+)
+from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.records import IngestRecord
+
+ROLES: tuple[str, ...] = ("user", "assistant", "system")
+BLOCK_TYPES: tuple[str, ...] = (
+    "text",
+    "image",
+    "document",
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+)
+_SKIPPED = frozenset({"thinking", "redacted_thinking"})
+
+
+def parse_anthropic(obj: Mapping[str, Any], default_agent: str | None, where: str) -> list[IngestRecord]:
+    reject_nul(obj)
+    role = required_str(obj, "role")
+    if role not in ROLES:
+        raise Problem(f"unknown role {role!r} (expected one of: {', '.join(ROLES)})")
+    extras = read_extras(obj, default_agent)
+    blocks = _blocks(obj)
+    if role == "system":
+        drafts = [Draft(Kind.SYSTEM, _joined_text(blocks, "a system message", placeholders=False))]
+    elif role == "assistant":
+        drafts = _assistant(blocks)
+    else:
+        drafts = _user(blocks)
+    return finish(drafts, extras, where)
+
+
+def parse_anthropic_system(value: object, default_agent: str | None, where: str) -> list[IngestRecord]:
+    """The request's top-level `system` (a string or text blocks) as a leading system message."""
+    reject_nul(value)
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, list):
+        text = _joined_text(_indexed(value, "system"), "system", placeholders=False)
+    else:
+        raise Problem(f"system must be a string or an array of text blocks, got {json_type(value)}")
+    extras = read_extras({}, default_agent)
+    return finish([Draft(Kind.SYSTEM, text)], extras, where)
+
+
+_Block = tuple[str, str, Mapping[str, Any]]  # (label for errors, block type, block)
+
+
+def _blocks(obj: Mapping[str, Any]) -> list[_Block]:
+    """`content` as typed blocks; a plain string is one text block."""
+    if "content" not in obj:
+        raise Problem("missing 'content'")
+    content = obj["content"]
+    if isinstance(content, str):
+        return [("content", "text", {"type": "text", "text": content})]
+    if not isinstance(content, list):
+        raise Problem(f"content must be a string or an array of content blocks, got {json_type(content)}")
+    return _indexed(content, "content")
+
+
+def _indexed(values: list[Any], field: str) -> list[_Block]:
+    blocks = []
+    for index, value in enumerate(values):
+        label = f"{field}[{index}]"
+        block = expect_object(value, label)
+        kind = required_str(block, "type", path=f"{label}.")
+        if kind not in BLOCK_TYPES:
+            raise Problem(f"{label}.type {kind!r} is unknown (expected one of: {', '.join(BLOCK_TYPES)})")
+        blocks.append((label, kind, block))
+    return blocks
+
+
+def _joined_text(blocks: list[_Block], field: str, *, placeholders: bool) -> str:
+    """Text blocks joined with newlines; images and documents leave a placeholder where allowed."""
+    parts = []
+    for label, kind, block in blocks:
+        if kind == "text":
+            parts.append(required_str(block, "text", path=f"{label}."))
+        elif placeholders and kind in ("image", "document"):
+            parts.append(_placeholder(kind, block))
+        elif kind not in _SKIPPED:
+            raise Problem(f"{label}: a {kind} block is not allowed in {field}")
+    return "\n".join(parts)
+
+
+def _placeholder(kind: str, block: Mapping[str, Any]) -> str:
+    title = block.get("title")
+    return f"[{kind}: {title}]" if isinstance(title, str) and title else f"[{kind}]"
+
+
+def _assistant(blocks: list[_Block]) -> list[Draft]:
+    text_blocks = [b for b in blocks if b[1] != "tool_use"]
+    drafts = []
+    text = _joined_text(text_blocks, "an assistant message", placeholders=True)
+    if text:
+        drafts.append(Draft(Kind.ASSISTANT, text))
+    for label, _, block in (b for b in blocks if b[1] == "tool_use"):
+        call_id = required_str(block, "id", allow_empty=False, path=f"{label}.")
+        name = required_str(block, "name", allow_empty=False, path=f"{label}.")
+        drafts.append(Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=block.get("input")))
+    return drafts
+
+
+def _user(blocks: list[_Block]) -> list[Draft]:
+    results = [b for b in blocks if b[1] == "tool_result"]
+    others = [b for b in blocks if b[1] != "tool_result"]
+    text = _joined_text(others, "a user message", placeholders=True)
+    if not results:
+        return [Draft(Kind.USER, text)]
+    drafts = [_tool_result(label, block) for label, _, block in results]
+    if text:
+        drafts.append(Draft(Kind.USER, text, continues_exchange=True))
+    return drafts
+
+
+def _tool_result(label: str, block: Mapping[str, Any]) -> Draft:
+    call_id = required_str(block, "tool_use_id", allow_empty=False, path=f"{label}.")
+    is_error = optional_bool(block, "is_error", path=f"{label}.")
+    content = block.get("content", "")
+    if isinstance(content, list):
+        text = _joined_text(_indexed(content, f"{label}.content"), f"{label}.content", placeholders=True)
+    elif isinstance(content, str):
+        text = content
+    else:
+        raise Problem(f"{label}.content must be a string or an array of blocks, got {json_type(content)}")
+    return Draft(Kind.TOOL_RESULT, text, tool_call_id=call_id, is_error=is_error)

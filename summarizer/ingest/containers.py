@@ -1,0 +1,116 @@
+"""How JSON values are laid out in an input: one per line, or one document holding a list of messages.
+
+The canonical format is always JSON Lines. Provider exports come either way: JSONL of message objects, an
+array of messages, or a request body with a `messages` array. The layout is decided from the first
+non-blank line, so JSONL inputs are still read lazily and only whole documents are read at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.ingest.jsontext import DocumentError, compact_size, loads_strict
+from summarizer.ingest.lines import JSON_WHITESPACE, Line, LineReader, over_limit_reason
+from summarizer.ingest.problems import json_type
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One decoded JSON object and where it came from. `system` marks a top-level system prompt."""
+
+    value: dict[str, Any]
+    where: str
+    system: bool = False
+
+
+def iter_jsonl(reader: LineReader, limit: int) -> Iterator[Item]:
+    """One object per non-blank line, each checked against the size limit before it is decoded."""
+    while (line := reader.read_line(limit)) is not None:
+        if not line.blank:
+            yield _line_item(reader, line, limit)
+
+
+def iter_chat_items(reader: LineReader, limit: int, *, top_level_system: bool) -> Iterator[Item]:
+    """Items of a provider export in whichever layout it uses; `top_level_system` reads a request's
+    `system` field (Anthropic) as a leading system prompt."""
+    first = _first_non_blank(reader)
+    if first is None or first.text is None:
+        return
+    if _is_document(first.text):
+        yield from _document_items(reader, first, limit, top_level_system)
+        return
+    yield _line_item(reader, first, limit)
+    yield from iter_jsonl(reader, limit)
+
+
+def _first_non_blank(reader: LineReader) -> Line | None:
+    while (line := reader.read_line(None)) is not None:
+        if not line.blank:
+            return line
+    return None
+
+
+def _is_document(text: str) -> bool:
+    """A line opening an array, a request body with `messages`, or an object that continues on later lines."""
+    stripped = text.strip(JSON_WHITESPACE)
+    if stripped.startswith("["):
+        return True
+    if not stripped.startswith("{"):
+        return False
+    try:
+        value = loads_strict(text)
+    except DocumentError as exc:
+        return exc.offset is not None and exc.offset >= len(text.rstrip(JSON_WHITESPACE))
+    return isinstance(value, dict) and "messages" in value and "role" not in value
+
+
+def _line_item(reader: LineReader, line: Line, limit: int) -> Item:
+    where = reader.where(line.number)
+    if line.text is None or line.size > limit:
+        raise InvalidMessage(over_limit_reason(line.size, limit), where)
+    try:
+        value = loads_strict(line.text)
+    except DocumentError as exc:
+        raise InvalidMessage(exc.reason, where) from None
+    if not isinstance(value, dict):
+        raise InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
+    return Item(value, where)
+
+
+def _document_items(reader: LineReader, first: Line, limit: int, top_level_system: bool) -> Iterator[Item]:
+    assert first.text is not None
+    _, rest = reader.read_rest()
+    try:
+        document = loads_strict(first.text + "\n" + rest)
+    except DocumentError as exc:
+        raise InvalidMessage(exc.reason, reader.where(first.number + exc.line - 1)) from None
+    origin = reader.where(first.number)
+    if isinstance(document, list):
+        messages, prefix = document, ""
+    elif isinstance(document, dict):
+        messages, prefix = _messages_of(document, origin), "messages"
+        if top_level_system and "system" in document:
+            yield Item({"system": document["system"]}, f"{origin} system", system=True)
+    else:
+        layouts = "JSON Lines, an array of messages or an object with 'messages'"
+        raise InvalidMessage(f"expected {layouts}, got {json_type(document)}", origin)
+    for index, value in enumerate(messages):
+        where = f"{origin} {prefix}[{index}]"
+        if not isinstance(value, dict):
+            raise InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
+        size = compact_size(value)
+        if size > limit:
+            raise InvalidMessage(over_limit_reason(size, limit), where)
+        yield Item(value, where)
+
+
+def _messages_of(document: dict[str, Any], origin: str) -> list[Any]:
+    if "messages" not in document:
+        raise InvalidMessage("the JSON document has no 'messages' array", origin)
+    messages = document["messages"]
+    if not isinstance(messages, list):
+        raise InvalidMessage(f"'messages' must be an array, got {json_type(messages)}", origin)
+    return messages

@@ -1,0 +1,55 @@
+"""Turning one provider message into several stored messages without losing its bookkeeping.
+
+An OpenAI assistant message with tool calls, or an Anthropic message with several blocks, becomes several
+messages. They share the source message's agent, time and position; a host id gets a "#n" suffix so each
+part stays addressable, and a host token figure goes to the first part so the total is not counted twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import NewMessage
+from summarizer.ingest.fields import Extras
+from summarizer.ingest.records import IngestRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The conversational part of a message, before the extras and the position are attached."""
+
+    kind: Kind
+    content: str
+    tool_call_id: str | None = None
+    name: str | None = None
+    input: Any = None
+    is_error: bool | None = None
+    continues_exchange: bool = False
+
+
+def finish(drafts: Sequence[Draft], extras: Extras, where: str) -> list[IngestRecord]:
+    several = len(drafts) > 1
+    records = []
+    for index, draft in enumerate(drafts):
+        host_id = extras.host_id
+        if host_id is not None and several:
+            host_id = f"{host_id}#{index + 1}"
+        tokens = extras.tokens if index == 0 or extras.tokens is None else 0
+        message = NewMessage(
+            kind=draft.kind,
+            content=draft.content,
+            tool_call_id=draft.tool_call_id,
+            name=draft.name,
+            input=draft.input,
+            is_error=draft.is_error,
+            tokens=tokens,
+            created_at=extras.created_at,
+            host_id=host_id,
+            continues_exchange=draft.continues_exchange,
+            where=where,
+        )
+        records.append(IngestRecord(agent_id=extras.agent_id, message=message))
+    return records

@@ -1,0 +1,124 @@
+"""Field checks shared by every input format: types, NUL bytes and the optional per-message extras.
+
+The extras (`agent`, `created_at`, `id`, `tokens`) mean the same in every format, so a host can add them to
+OpenAI or Anthropic messages and get exactly the canonical rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from summarizer.ingest.problems import Problem, json_type
+
+EXTRA_KEYS: tuple[str, ...] = ("agent", "created_at", "id", "tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class Extras:
+    """The per-message fields that are about bookkeeping rather than conversation."""
+
+    agent_id: str
+    created_at: datetime | None
+    host_id: str | None
+    tokens: int | None
+
+
+def read_extras(obj: Mapping[str, Any], default_agent: str | None) -> Extras:
+    return Extras(
+        agent_id=read_agent(obj, default_agent),
+        created_at=read_created_at(obj["created_at"]) if "created_at" in obj else None,
+        host_id=read_host_id(obj["id"]) if "id" in obj else None,
+        tokens=read_tokens(obj["tokens"]) if "tokens" in obj else None,
+    )
+
+
+def read_agent(obj: Mapping[str, Any], default_agent: str | None) -> str:
+    if "agent" not in obj:
+        if default_agent is None:
+            raise Problem("no agent: give 'agent' on the message or --agent")
+        return default_agent
+    value = obj["agent"]
+    if not isinstance(value, str):
+        raise Problem(f"agent must be a string, got {json_type(value)}")
+    if not value.strip():
+        raise Problem("agent must not be empty")
+    return value
+
+
+def read_created_at(value: object) -> datetime:
+    if not isinstance(value, str):
+        raise Problem(f"created_at must be a string, got {json_type(value)}")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise Problem(f"created_at {value!r} is not an ISO-8601 timestamp") from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise Problem(f"created_at {value!r} has no time zone")
+    return parsed
+
+
+def read_host_id(value: object) -> str:
+    if isinstance(value, str):
+        if not value:
+            raise Problem("id must not be empty")
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise Problem(f"id must be a string or an integer, got {json_type(value)}")
+
+
+def read_tokens(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        detail = f" {value!r}" if isinstance(value, float) else ""
+        raise Problem(f"tokens must be an integer, got {json_type(value)}{detail}")
+    if value < 0:
+        raise Problem(f"tokens must be >= 0, got {value}")
+    return value
+
+
+def required_str(obj: Mapping[str, Any], key: str, *, allow_empty: bool = True, path: str = "") -> str:
+    """`obj[key]` as a string; `path` prefixes the key in reasons for values nested inside a message."""
+    label = f"{path}{key}"
+    if key not in obj:
+        raise Problem(f"missing '{label}'")
+    value = obj[key]
+    if not isinstance(value, str):
+        raise Problem(f"{label} must be a string, got {json_type(value)}")
+    if not allow_empty and not value:
+        raise Problem(f"{label} must not be empty")
+    return value
+
+
+def optional_bool(obj: Mapping[str, Any], key: str, *, path: str = "") -> bool | None:
+    if key not in obj:
+        return None
+    value = obj[key]
+    if not isinstance(value, bool):
+        raise Problem(f"{path}{key} must be true or false, got {json_type(value)}")
+    return value
+
+
+def expect_object(value: object, label: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise Problem(f"{label} must be a JSON object, got {json_type(value)}")
+    return value
+
+
+def reject_nul(value: object) -> None:
+    """Problem naming the first string (value or key) that holds a NUL byte, anywhere in `value`."""
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise Problem(f"NUL byte in {path or 'the value'}")
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                if "\x00" in key:
+                    raise Problem(f"NUL byte in a key of {path or 'the message'}")
+                stack.append((child, f"{path}.{key}" if path else key))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]") for index, child in reversed(list(enumerate(item))))

@@ -1,0 +1,50 @@
+"""Strict JSON decoding with reasons that point at the column that is wrong.
+
+Python's decoder is lenient in two ways that hide mistakes in hand-written input: it accepts NaN and
+Infinity, and it lets a repeated key silently overwrite the first. Both are rejected here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from summarizer.ingest.problems import Problem
+
+
+class DocumentError(Problem):
+    """Invalid JSON; `line` (1-based, within the decoded text) locates it in multi-line documents and
+    `offset` (when the decoder knows it) tells a truncated first line from a malformed one."""
+
+    def __init__(self, reason: str, line: int = 1, offset: int | None = None) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.offset = offset
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DocumentError(f"invalid JSON: duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise DocumentError(f"invalid JSON: {name} is not allowed")
+
+
+def loads_strict(text: str) -> Any:
+    """Decode `text`; DocumentError says what is wrong and where."""
+    try:
+        return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno, exc.pos) from None
+    except RecursionError:
+        raise DocumentError("invalid JSON: nested too deeply") from None
+
+
+def compact_size(value: Any) -> int:
+    """UTF-8 size of a value written compactly: the size of a message that came inside a larger document."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))

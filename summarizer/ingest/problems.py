@@ -1,0 +1,32 @@
+"""The error the format parsers raise before they know where they are."""
+
+from __future__ import annotations
+
+
+class Problem(Exception):
+    """A rule broken by one input item.
+
+    Field checks do not know the file and line they are looking at; the loop that owns the item catches
+    this and raises `InvalidMessage` with the position, so each reason is written once.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages a user of any language can read."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
