@@ -1,0 +1,62 @@
+"""Time-based aging: the system, not the LLM, decides an item's tier from its `ended_at`.
+
+Aging is a pure function of the items and `now`: applying it twice as of the same moment changes nothing,
+and an item never moves to a younger tier (a merged item may carry an older tier than its end suggests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from summarizer.engine.model import SummaryItem, Tier, as_utc
+
+SESSION_MAX_AGE = timedelta(hours=24)
+YESTERDAY_MAX_AGE = timedelta(days=7)
+WEEK_MAX_AGE = timedelta(days=14)
+
+
+def tier_for_age(ended_at: datetime, now: datetime) -> Tier | None:
+    """The tier an item ending at `ended_at` belongs to as of `now`; None once it is past keeping."""
+    age = as_utc(now) - as_utc(ended_at)
+    if age > WEEK_MAX_AGE:
+        return None
+    if age > YESTERDAY_MAX_AGE:
+        return Tier.WEEK
+    if age > SESSION_MAX_AGE:
+        return Tier.YESTERDAY
+    return Tier.SESSION
+
+
+def is_expired(ended_at: datetime, now: datetime) -> bool:
+    return tier_for_age(ended_at, now) is None
+
+
+@dataclass(frozen=True, slots=True)
+class AgingResult:
+    items: tuple[SummaryItem, ...]
+    moved: int
+    dropped: int
+    dropped_ids: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.moved or self.dropped)
+
+
+def age_items(items: Sequence[SummaryItem], now: datetime) -> AgingResult:
+    kept: list[SummaryItem] = []
+    dropped: list[str] = []
+    moved = 0
+    for item in items:
+        due = tier_for_age(item.ended_at, now)
+        if due is None:
+            dropped.append(item.id)
+            continue
+        if due.rank > item.tier.rank:
+            kept.append(replace(item, tier=due))
+            moved += 1
+        else:
+            kept.append(item)
+    return AgingResult(tuple(kept), moved=moved, dropped=len(dropped), dropped_ids=tuple(dropped))

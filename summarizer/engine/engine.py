@@ -1,0 +1,223 @@
+"""One summary update, start to finish, with no I/O of its own besides the LLM port.
+
+age (as of `now`) -> pick the ladder rung -> one LLM call -> gate -> apply -> age again -> hard cap.
+The caller (the worker) loads the summary and the batch, calls `update` with no database transaction open,
+and stores `outcome.summary` with a compare-and-swap on the version. If anything raises, nothing was
+changed: the previous summary stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import structlog
+
+from summarizer.domain.messages import EvictedExchange
+from summarizer.domain.tokens import TokenCounter
+from summarizer.engine.aging import age_items, is_expired
+from summarizer.engine.apply import apply_operations
+from summarizer.engine.cap import enforce_cap
+from summarizer.engine.errors import AnswerRejected
+from summarizer.engine.ladder import LadderConfig, UpdatePath, choose_path, visible_items
+from summarizer.engine.model import Summary, SummaryItem, as_utc
+from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, operations_schema
+from summarizer.engine.ports import LLM, LLMRequest, UpdateContext
+from summarizer.engine.prompt import build_prompt
+from summarizer.engine.render import render_items, render_summary
+from summarizer.engine.validation import GateContext, validate_answer
+
+log = structlog.get_logger("summarizer.engine")
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    max_tokens: int = 10_000
+    ladder: LadderConfig = field(default_factory=LadderConfig)
+    clip_message_chars: int = 4_000
+    item_max_chars: int = 600
+    max_output_tokens: int = 4_096
+    token_provider: str = "anthropic"
+    token_model: str = ""
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be positive")
+        if self.clip_message_chars < 16 or self.item_max_chars < 16:
+            raise ValueError("clip_message_chars and item_max_chars must be at least 16")
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateOutcome:
+    summary: Summary
+    path: UpdatePath
+    exchange_ids: tuple[int, ...]
+    """Exchanges this update accounts for (summarized, dropped by the model, or expired)."""
+    expired_exchange_ids: tuple[int, ...] = ()
+    """Exchanges older than the week tier: accounted for without an LLM call."""
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
+    llm_model: str = ""
+    offline: bool = False
+    summary_tokens: int = 0
+    truncated: bool = False
+    tokens_before_cap: int = 0
+    tokens_after_cap: int = 0
+    cap_dropped_ids: tuple[str, ...] = ()
+    aged_moved: int = 0
+    aged_dropped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AgingOutcome:
+    summary: Summary
+    skipped: bool
+    """True when the summary was already aged on `now`'s date: nothing changed, nothing to store."""
+    moved: int = 0
+    dropped: int = 0
+
+
+class SummaryEngine:
+    def __init__(self, llm: LLM, counter: TokenCounter, config: EngineConfig | None = None) -> None:
+        self._llm = llm
+        self._counter = counter
+        self.config = config or EngineConfig()
+
+    def count(self, text: str) -> int:
+        return self._counter.count(self.config.token_provider, self.config.token_model, text.encode("utf-8"))
+
+    def render(self, summary: Summary | None, now: datetime) -> str:
+        return render_summary(summary, as_utc(now))
+
+    def update(
+        self, summary: Summary | None, agent_id: str, batch: Sequence[EvictedExchange], now: datetime
+    ) -> UpdateOutcome:
+        """The next version of the summary with `batch` folded in. Raises AnswerRejected, LLMTransientError
+        or LLMPermanentError, in which case the caller keeps `summary`."""
+        now = as_utc(now)
+        base = summary or Summary.empty(agent_id)
+        if base.agent_id != agent_id:
+            raise ValueError(f"summary belongs to agent {base.agent_id!r}, not {agent_id!r}")
+        watermark = base.covered_through_exchange_id
+        fresh = sorted(
+            {x.id: x for x in batch if watermark is None or x.id > watermark}.values(), key=lambda x: x.id
+        )
+        expired = tuple(x.id for x in fresh if is_expired(x.ended_at, now))
+        live = [x for x in fresh if not is_expired(x.ended_at, now)]
+
+        aged = age_items(base.items, now)
+        current_tokens = self.count(render_items(aged.items, now))
+        path = choose_path(current_tokens, len(live), self.config.max_tokens, self.config.ladder)
+
+        items: tuple[SummaryItem, ...] = aged.items
+        llm_in = llm_out = 0
+        model = ""
+        offline = False
+        if path is not UpdatePath.NONE:
+            shown = visible_items(aged.items, path)
+            request = self._request(path, live, shown, current_tokens)
+            answer = self._llm.complete(request)
+            llm_in, llm_out, model, offline = (
+                answer.input_tokens,
+                answer.output_tokens,
+                answer.model,
+                answer.offline,
+            )
+            if answer.tool_input is None:
+                raise AnswerRejected("the model answered without the operations tool")
+            gate = GateContext(
+                batch_exchange_ids=[x.id for x in live],
+                visible_items={item.id: item for item in shown},
+                max_item_chars=self.config.item_max_chars,
+            )
+            ops = validate_answer(answer.tool_input, gate)
+            items = apply_operations(aged.items, ops, {x.id: x for x in live}, now).items
+
+        reaged = age_items(items, now)
+        capped = enforce_cap(reaged.items, now, self.config.max_tokens, self.count)
+        if capped.truncated:
+            log.warning(
+                "summary.truncated",
+                agent_id=agent_id,
+                tokens_before=capped.tokens_before,
+                tokens_after=capped.tokens_after,
+                max_tokens=self.config.max_tokens,
+                dropped_items=len(capped.dropped_ids),
+                cut_items=len(capped.cut_ids),
+            )
+        covered = max((x.id for x in fresh), default=None)
+        if watermark is not None and (covered is None or covered < watermark):
+            covered = watermark
+        new_summary = replace(
+            base,
+            version=base.version + 1,
+            items=capped.items,
+            covered_through_exchange_id=covered,
+            token_count=capped.tokens_after,
+            updated_at=now,
+        )
+        return UpdateOutcome(
+            summary=new_summary,
+            path=path,
+            exchange_ids=tuple(x.id for x in fresh),
+            expired_exchange_ids=expired,
+            llm_input_tokens=llm_in,
+            llm_output_tokens=llm_out,
+            llm_model=model,
+            offline=offline,
+            summary_tokens=capped.tokens_after,
+            truncated=capped.truncated,
+            tokens_before_cap=capped.tokens_before,
+            tokens_after_cap=capped.tokens_after,
+            cap_dropped_ids=capped.dropped_ids,
+            aged_moved=aged.moved + reaged.moved,
+            aged_dropped=aged.dropped + reaged.dropped,
+        )
+
+    def age(self, summary: Summary, now: datetime) -> AgingOutcome:
+        """The daily aging pass: at most one new version per agent and calendar day (of `now`'s zone)."""
+        today = now.date()
+        if summary.last_aged_on is not None and summary.last_aged_on >= today:
+            return AgingOutcome(summary=summary, skipped=True)
+        now = as_utc(now)
+        aged = age_items(summary.items, now)
+        capped = enforce_cap(aged.items, now, self.config.max_tokens, self.count)
+        new_summary = replace(
+            summary,
+            version=summary.version + 1,
+            items=capped.items,
+            token_count=capped.tokens_after,
+            updated_at=now,
+            last_aged_on=today,
+        )
+        return AgingOutcome(summary=new_summary, skipped=False, moved=aged.moved, dropped=aged.dropped)
+
+    def _request(
+        self, path: UpdatePath, live: Sequence[EvictedExchange], shown: Sequence[SummaryItem], current: int
+    ) -> LLMRequest:
+        prompt = build_prompt(
+            path,
+            live,
+            shown,
+            current_tokens=current,
+            max_tokens=self.config.max_tokens,
+            clip_chars=self.config.clip_message_chars,
+            max_item_chars=self.config.item_max_chars,
+        )
+        return LLMRequest(
+            system=prompt.system,
+            user=prompt.user,
+            tool_name=TOOL_NAME,
+            tool_description=TOOL_DESCRIPTION,
+            tool_schema=operations_schema(path, self.config.item_max_chars),
+            max_output_tokens=self.config.max_output_tokens,
+            context=UpdateContext(
+                path=path,
+                batch=tuple(live),
+                visible_items=tuple(shown),
+                max_item_chars=self.config.item_max_chars,
+                max_tokens=self.config.max_tokens,
+                current_tokens=current,
+            ),
+        )

@@ -1,0 +1,81 @@
+"""The LLM port: what the engine asks of a language model, and the two ways a call can fail.
+
+The error classes live here, not in an adapter, so the worker can turn them into retry or park decisions
+without importing an SDK: a transient error is worth retrying later (honouring `retry_after` when the
+provider named one); a permanent error will fail the same way again and needs a person or a new request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from summarizer.domain.errors import SummarizerError
+from summarizer.domain.messages import EvictedExchange
+from summarizer.engine.ladder import UpdatePath
+from summarizer.engine.model import SummaryItem
+
+
+class LLMError(SummarizerError):
+    """A call to the LLM did not produce an answer."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class LLMTransientError(LLMError):
+    """Rate limits, overload, 5xx, timeouts, connection errors: retry later."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after
+
+
+class LLMPermanentError(LLMError):
+    """Bad request, bad credentials, refusal, unusable output: the same call will fail again."""
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateContext:
+    """The structured facts behind a request's text.
+
+    A remote model reads the prompt; the offline summarizer and the fake read this instead, so that they
+    answer for the same batch and the same visible items without parsing prose.
+    """
+
+    path: UpdatePath
+    batch: tuple[EvictedExchange, ...]
+    visible_items: tuple[SummaryItem, ...]
+    max_item_chars: int
+    max_tokens: int
+    current_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class LLMRequest:
+    system: str
+    user: str
+    tool_name: str
+    tool_description: str
+    tool_schema: Mapping[str, Any]
+    max_output_tokens: int
+    context: UpdateContext
+
+
+@dataclass(frozen=True, slots=True)
+class LLMAnswer:
+    tool_input: Mapping[str, Any] | None
+    text: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str = ""
+    offline: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class LLM(Protocol):
+    def complete(self, request: LLMRequest) -> LLMAnswer:
+        """One model call. Raises LLMTransientError or LLMPermanentError; never returns partial output."""
+        ...
