@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -46,6 +47,29 @@ class Settings(BaseSettings):
     )
     model: str = Field(default=DEFAULT_MODEL, description="Model for summary updates")
     token_provider: str = Field(default="", description="Provider name passed to the token counter")
+    # Summary engine and LLM adapters.
+    llm_timeout: float = Field(default=60.0, gt=0, description="Seconds one LLM request may take")
+    llm_max_retries: int = Field(
+        default=0, ge=0, le=2, description="Retries inside the Anthropic SDK; the worker owns real retries"
+    )
+    llm_max_output_tokens: int = Field(default=4_096, ge=256, description="Output token limit of an update")
+    clip_message_chars: int = Field(
+        default=4_000, ge=200, description="Characters of one message shown to the LLM before clipping"
+    )
+    item_max_chars: int = Field(default=600, ge=80, description="Longest text the gate accepts for an item")
+    merge_threshold: float = Field(
+        default=0.8, gt=0, le=1, description="Projected share of the cap above which the LLM may merge"
+    )
+    compress_threshold: float = Field(
+        default=0.95, gt=0, le=1, description="Projected share of the cap above which the LLM compresses all"
+    )
+    token_counter: Literal["bytes", "anthropic"] = Field(
+        default="bytes", description="bytes (estimate, no network) | anthropic (count_tokens API, cached)"
+    )
+    fake_llm_latency: float = Field(default=0.0, ge=0, description="Seconds the fake LLM waits per call")
+    fake_llm_faults: str = Field(
+        default="", description="Fake LLM faults by call number, e.g. '1:transient,3:permanent'"
+    )
 
     @field_validator("database_url")
     @classmethod
