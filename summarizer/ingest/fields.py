@@ -107,9 +107,9 @@ def expect_object(value: object, label: str) -> Mapping[str, Any]:
     return value
 
 
-def reject_nul(value: object) -> None:
+def reject_nul(value: object, path: str = "") -> None:
     """Problem naming the first string (value or key) that holds a NUL byte, anywhere in `value`."""
-    stack: list[tuple[object, str]] = [(value, "")]
+    stack: list[tuple[object, str]] = [(value, path)]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):

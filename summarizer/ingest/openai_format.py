@@ -120,7 +120,9 @@ def _arguments(function: Mapping[str, Any], path: str) -> Any:
     if not raw.strip():
         return {}
     try:
-        return loads_strict(raw)
+        arguments = loads_strict(raw)
     except DocumentError as exc:
         detail = exc.reason.removeprefix("invalid JSON: ")
         raise Problem(f"{path}arguments is not valid JSON: {detail}") from None
+    reject_nul(arguments, f"{path}arguments")  # an escaped NUL only appears once the string is decoded
+    return arguments
