@@ -1,0 +1,40 @@
+"""Shared helpers: parse in-memory text as if it were a file called chat.jsonl."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.ingest import IngestRecord, iter_stream_records
+
+LABEL = "chat.jsonl"
+LIMIT = 1_048_576
+
+
+def parse(
+    text: str | bytes, fmt: str = "canonical", *, agent: str | None = "a", limit: int = LIMIT
+) -> list[IngestRecord]:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return list(iter_stream_records(io.BytesIO(data), LABEL, fmt, agent, limit))
+
+
+def failure(
+    text: str | bytes, fmt: str = "canonical", *, agent: str | None = "a", limit: int = LIMIT
+) -> InvalidMessage:
+    with pytest.raises(InvalidMessage) as caught:
+        parse(text, fmt, agent=agent, limit=limit)
+    return caught.value
+
+
+def jsonl(*objects: Any) -> str:
+    return "".join(json.dumps(obj) + "\n" for obj in objects)
+
+
+def canonical_line(**fields: Any) -> str:
+    message: dict[str, Any] = {"kind": "user", "content": "hello"}
+    message.update(fields)
+    return jsonl(message)
