@@ -1,0 +1,127 @@
+"""The LLM port over the official Anthropic SDK, with forced tool use.
+
+Failures are sorted into the engine's two error classes here, and only here, so nothing outside this
+module knows SDK exception types. The SDK's own retries are kept small (the worker owns retries with
+backoff and knows about the queue); the SDK would otherwise sleep through any retry-after the API asks for.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import anthropic
+
+from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.settings import Settings
+
+TRANSIENT_STATUSES = frozenset({408, 409, 429})
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date); None when absent."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        if parsed is None:
+            return None
+        return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanentError:
+    """The engine error for an SDK error."""
+    if isinstance(error, anthropic.APITimeoutError):
+        return LLMTransientError(f"request timed out: {error}")
+    if isinstance(error, anthropic.APIConnectionError):
+        return LLMTransientError(f"connection error: {error}")
+    if isinstance(error, anthropic.APIStatusError):
+        status = error.status_code
+        detail = error.api_message or str(error)
+        if status >= 500 or status in TRANSIENT_STATUSES:
+            return LLMTransientError(
+                f"HTTP {status}: {detail}",
+                status=status,
+                retry_after=retry_after_seconds(error.response.headers),
+            )
+        return LLMPermanentError(f"HTTP {status}: {detail}", status=status)
+    return LLMPermanentError(f"{type(error).__name__}: {error}")
+
+
+def _content_types(message: Any) -> str:
+    return ", ".join(str(getattr(block, "type", "?")) for block in message.content) or "none"
+
+
+class AnthropicLLM:
+    def __init__(self, client: anthropic.Anthropic, model: str) -> None:
+        self._client = client
+        self.model = model
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AnthropicLLM:
+        """API key from ANTHROPIC_API_KEY and base URL from ANTHROPIC_BASE_URL, both read by the SDK."""
+        client = anthropic.Anthropic(timeout=settings.llm_timeout, max_retries=settings.llm_max_retries)
+        return cls(client, settings.model)
+
+    def complete(self, request: LLMRequest) -> LLMAnswer:
+        tool: Any = {
+            "name": request.tool_name,
+            "description": request.tool_description,
+            "input_schema": dict(request.tool_schema),
+        }
+        try:
+            message = self._client.messages.create(
+                model=self.model,
+                max_tokens=request.max_output_tokens,
+                system=request.system,
+                messages=[{"role": "user", "content": request.user}],
+                tools=[tool],
+                tool_choice={"type": "tool", "name": request.tool_name},
+            )
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        try:
+            return self._answer(message, request.tool_name)
+        except (AttributeError, TypeError) as exc:
+            raise LLMPermanentError(f"unusable response: {exc}") from exc
+
+    def _answer(self, message: Any, tool_name: str) -> LLMAnswer:
+        usage = message.usage
+        input_tokens = (
+            (usage.input_tokens or 0)
+            + (usage.cache_creation_input_tokens or 0)
+            + (usage.cache_read_input_tokens or 0)
+        )
+        if message.stop_reason == "refusal":
+            raise LLMPermanentError("the model refused to summarize")
+        if not message.content:
+            raise LLMPermanentError("the model returned empty content")
+        if message.stop_reason == "max_tokens":
+            raise LLMPermanentError("the answer was cut at max_tokens; its tool input may be incomplete")
+        block = next(
+            (b for b in message.content if b.type == "tool_use" and getattr(b, "name", None) == tool_name),
+            None,
+        )
+        if block is None:
+            raise LLMPermanentError(f"no {tool_name} tool call in the answer (got {_content_types(message)})")
+        if not isinstance(block.input, dict):
+            raise LLMPermanentError(
+                f"malformed tool input: expected an object, got {type(block.input).__name__}"
+            )
+        return LLMAnswer(
+            tool_input=block.input,
+            input_tokens=input_tokens,
+            output_tokens=usage.output_tokens or 0,
+            model=str(message.model),
+        )

@@ -1,0 +1,66 @@
+"""Builds the LLM, the token counter and the engine from Settings: the one place that picks adapters."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import anthropic
+
+from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
+from summarizer.engine.engine import EngineConfig, SummaryEngine
+from summarizer.engine.ladder import LadderConfig
+from summarizer.engine.ports import LLM
+from summarizer.llm.anthropic_adapter import AnthropicLLM
+from summarizer.llm.anthropic_counter import AnthropicTokenCounter
+from summarizer.llm.fake import FakeLLM, parse_faults
+from summarizer.llm.offline import OfflineLLM
+from summarizer.settings import LLMChoice, Settings
+
+COUNT_TOKENS_TIMEOUT = 10.0
+
+
+def chosen_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> LLMChoice:
+    """SUMMARIZER_LLM when set; otherwise anthropic when ANTHROPIC_API_KEY is set, else offline."""
+    if settings.llm is not None:
+        return settings.llm
+    env = os.environ if environ is None else environ
+    return LLMChoice.ANTHROPIC if env.get("ANTHROPIC_API_KEY") else LLMChoice.OFFLINE
+
+
+def build_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> LLM:
+    choice = chosen_llm(settings, environ)
+    if choice is LLMChoice.ANTHROPIC:
+        return AnthropicLLM.from_settings(settings)
+    if choice is LLMChoice.FAKE:
+        return FakeLLM(latency=settings.fake_llm_latency, faults=parse_faults(settings.fake_llm_faults))
+    return OfflineLLM()
+
+
+def build_token_counter(settings: Settings) -> TokenCounter:
+    if settings.token_counter == "anthropic":
+        client = anthropic.Anthropic(timeout=min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT), max_retries=0)
+        return AnthropicTokenCounter(client, settings.model)
+    return ByteEstimateCounter()
+
+
+def build_engine_config(settings: Settings) -> EngineConfig:
+    return EngineConfig(
+        max_tokens=settings.summary_max_tokens,
+        ladder=LadderConfig(
+            merge_threshold=settings.merge_threshold, compress_threshold=settings.compress_threshold
+        ),
+        clip_message_chars=settings.clip_message_chars,
+        item_max_chars=settings.item_max_chars,
+        max_output_tokens=settings.llm_max_output_tokens,
+        token_provider=settings.token_provider,
+        token_model=settings.model,
+    )
+
+
+def build_engine(
+    settings: Settings, *, llm: LLM | None = None, counter: TokenCounter | None = None
+) -> SummaryEngine:
+    return SummaryEngine(
+        llm or build_llm(settings), counter or build_token_counter(settings), build_engine_config(settings)
+    )

@@ -1,0 +1,93 @@
+"""FakeLLM: a scripted stand-in for the LLM port, for tests and benchmarks.
+
+Each call takes the next scripted step: an LLMAnswer, a tool-input dict, an exception to raise, or a
+callable that builds an answer from the request. With the script used up (or none given) it answers like
+the offline summarizer, labelled as the fake, so that long runs need no script at all. Faults can be set
+per call number, and every request is recorded for assertions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.llm.offline import offline_operations
+
+FAKE_MODEL = "fake-llm"
+
+Step = LLMAnswer | Mapping[str, Any] | BaseException | Callable[[LLMRequest], LLMAnswer]
+
+
+def default_answer(request: LLMRequest) -> LLMAnswer:
+    """A valid answer for any request: one extractive item per exchange."""
+    return LLMAnswer(
+        tool_input=offline_operations(request).to_tool_input(),
+        input_tokens=len(request.system + request.user) // 4,
+        output_tokens=50 * len(request.context.batch),
+        model=FAKE_MODEL,
+    )
+
+
+def parse_faults(spec: str) -> dict[int, BaseException]:
+    """ "1:transient,3:permanent" -> errors raised on the first and third calls."""
+    faults: dict[int, BaseException] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        number, _, kind = part.partition(":")
+        if kind == "transient":
+            faults[int(number)] = LLMTransientError("fake transient fault", status=529)
+        elif kind == "permanent":
+            faults[int(number)] = LLMPermanentError("fake permanent fault", status=400)
+        else:
+            raise ValueError(f"fault {part!r}: expected NUMBER:transient or NUMBER:permanent")
+    return faults
+
+
+class FakeLLM:
+    def __init__(
+        self,
+        script: Iterable[Step] = (),
+        *,
+        fallback: Callable[[LLMRequest], LLMAnswer] | None = default_answer,
+        latency: float = 0.0,
+        faults: Mapping[int, BaseException] | None = None,
+    ) -> None:
+        self._script: deque[Step] = deque(script)
+        self._fallback = fallback
+        self._latency = latency
+        self._faults = dict(faults or {})
+        self._lock = threading.Lock()
+        self.requests: list[LLMRequest] = []
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def push(self, *steps: Step) -> None:
+        with self._lock:
+            self._script.extend(steps)
+
+    def complete(self, request: LLMRequest) -> LLMAnswer:
+        with self._lock:
+            self.requests.append(request)
+            number = len(self.requests)
+            step: Step | None = self._script.popleft() if self._script else None
+        if self._latency:
+            time.sleep(self._latency)  # simulated model latency, not a wait for a condition
+        fault = self._faults.get(number)
+        if fault is not None:
+            raise fault
+        if step is None:
+            if self._fallback is None:
+                raise AssertionError(f"FakeLLM: call {number} has no scripted answer")
+            return self._fallback(request)
+        if isinstance(step, BaseException):
+            raise step
+        if isinstance(step, LLMAnswer):
+            return step
+        if isinstance(step, Mapping):
+            return LLMAnswer(tool_input=step, model=FAKE_MODEL)
+        return step(request)
