@@ -71,6 +71,33 @@ class Settings(BaseSettings):
         default="", description="Fake LLM faults by call number, e.g. '1:transient,3:permanent'"
     )
 
+    # Background workers (queue, retries, Celery).
+    max_retries: int = Field(
+        default=5, ge=0, description="Consecutive transient failures retried before an agent is parked"
+    )
+    retry_base_seconds: float = Field(default=2.0, ge=0, description="First retry delay (doubles per failure)")
+    retry_max_seconds: float = Field(default=300.0, ge=0, description="Longest retry delay")
+    lease_seconds: float = Field(
+        default=360.0, gt=0, description="How long a claimed update may run before another worker may take it"
+    )
+    dispatch_interval: float = Field(default=3.0, gt=0, description="Seconds between dispatcher runs (beat)")
+    dispatch_limit: int = Field(default=2_000, ge=1, description="Most wake-ups one dispatcher run sends")
+    max_batch_input_tokens: int = Field(
+        default=60_000, ge=1, description="Token bound on the exchanges one update sends to the LLM"
+    )
+    max_batch_exchanges: int = Field(default=64, ge=1, description="Most exchanges folded in by one update")
+    worker_pool: Literal["threads", "prefork", "solo", "gevent", "eventlet"] = Field(
+        default="threads", description="Celery pool; threads/gevent hold many LLM calls in one process"
+    )
+    worker_concurrency: int = Field(default=8, ge=1, description="Concurrent updates per worker process")
+    task_time_limit: float = Field(
+        default=300.0, gt=0, description="Hard time limit of one task (prefork); the lease must exceed it"
+    )
+    aging_interval: float = Field(
+        default=3_600.0, gt=0, description="Seconds between aging sweeps (each agent ages once per day)"
+    )
+    rescue_interval: float = Field(default=30.0, gt=0, description="Seconds between stuck-lease sweeps")
+
     @field_validator("database_url")
     @classmethod
     def _normalise_database_url(cls, value: str) -> str:
