@@ -1,0 +1,216 @@
+"""The conversation store's rules, each test run on SQLite and on PostgreSQL (the `db` fixture)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import event, func, select
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import NewMessage
+from summarizer.storage.conversations import ConversationStore, StoreConfig, UnknownAgent
+from summarizer.storage.database import Database
+from summarizer.storage.queue_upsert import agents_waiting_past
+from summarizer.storage.reading import load_history, load_window_messages
+from summarizer.storage.schema import agents, exchanges, messages, summary_update_queue
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def store_for(db: Database, budget: int = 100, batch_size: int = 2) -> ConversationStore:
+    return ConversationStore(db, StoreConfig(window_tokens=budget, batch_size=batch_size), clock=lambda: T0)
+
+
+def exchange(i: int, tokens: int = 10, tool: bool = False) -> list[NewMessage]:
+    at = T0 + timedelta(minutes=i)
+    out = [NewMessage(Kind.USER, f"request {i}\nmore", tokens=tokens, created_at=at)]
+    if tool:
+        out += [
+            NewMessage(Kind.TOOL_CALL, "", tool_call_id=f"c{i}", name="bash", input={"cmd": "ls"}, tokens=tokens, created_at=at),
+            NewMessage(Kind.TOOL_RESULT, "files", tool_call_id=f"c{i}", tokens=tokens, created_at=at),
+        ]
+    out.append(NewMessage(Kind.ASSISTANT, f"answer {i}", tokens=tokens, created_at=at))
+    return out
+
+
+def conversation(n: int, tokens: int = 10, tool: bool = True) -> list[NewMessage]:
+    return [NewMessage(Kind.SYSTEM, "be brief", tokens=5, created_at=T0)] + [
+        m for i in range(1, n + 1) for m in exchange(i, tokens, tool)
+    ]
+
+
+def count(db: Database, table: object) -> int:
+    with db.read() as conn:
+        return int(conn.execute(select(func.count()).select_from(table)).scalar_one())  # type: ignore[arg-type]
+
+
+def test_eviction_marks_the_exchange_and_all_its_messages_and_deletes_nothing(db: Database) -> None:
+    store = store_for(db, budget=100)
+    store.record("a", conversation(5))  # 5 exchanges x 40 tokens + 5 preamble
+    with db.read() as conn:
+        rows = conn.execute(select(messages).order_by(messages.c.seq)).mappings().all()
+        ex = conn.execute(select(exchanges).order_by(exchanges.c.id)).mappings().all()
+    assert len(rows) == 1 + 5 * 4
+    evicted_ids = {e["id"] for e in ex if e["evicted_at"] is not None}
+    assert evicted_ids == {1, 2, 3}
+    for e in ex:
+        assert (e["evict_reason"] == "budget") == (e["id"] in evicted_ids)
+    for r in rows:
+        evicted = r["exchange_id"] in evicted_ids
+        assert r["in_window"] is (not evicted)
+        assert (r["evicted_at"] is not None) is evicted
+
+
+def test_window_tokens_are_preamble_plus_in_window_exchanges(db: Database) -> None:
+    store = store_for(db, budget=100)
+    report = store.record("a", conversation(5))
+    assert report.agents["a"].window_tokens == 5 + 2 * 40
+    with db.read() as conn:
+        window = load_window_messages(conn, "a")
+    assert window[0].kind is Kind.SYSTEM
+    assert sum(m.tokens for m in window) == 85
+
+
+def test_eviction_spans_batches_and_uses_stored_exchange_totals(db: Database) -> None:
+    store = store_for(db, budget=100)
+    msgs = conversation(6)
+    for m in msgs:  # one message per call: the running totals carry everything between calls
+        store.record("a", [m])
+    with db.read() as conn:
+        view = load_history(conn, "a", 100)
+    assert view is not None
+    assert [e.state for e in view.exchanges] == ["evicted"] * 4 + ["window"] * 2
+    assert view.window_tokens == 85
+
+
+def test_preamble_is_never_evicted(db: Database) -> None:
+    store = store_for(db, budget=10)
+    store.record("a", conversation(3))
+    with db.read() as conn:
+        window = load_window_messages(conn, "a")
+    assert window[0].kind is Kind.SYSTEM
+    assert {m.exchange_id for m in window[1:]} == {3}
+
+
+def test_clear_evicts_with_reason_clear(db: Database) -> None:
+    store = store_for(db, budget=0)
+    store.record("a", conversation(2))
+    store.record("a", [NewMessage(Kind.COMMAND, "/clear", created_at=T0 + timedelta(hours=1)), NewMessage(Kind.CLEAR, "", created_at=T0 + timedelta(hours=1))])
+    with db.read() as conn:
+        view = load_history(conn, "a", 0)
+        window = load_window_messages(conn, "a")
+    assert view is not None
+    assert [(e.state, e.evict_reason) for e in view.exchanges] == [("evicted", "clear")] * 2
+    assert [m.kind for m in window] == [Kind.SYSTEM]
+
+
+def test_queue_row_upserted_once_batch_size_exchanges_are_evicted(db: Database) -> None:
+    store = store_for(db, budget=100, batch_size=3)
+    report = store.record("a", conversation(4))  # evicts 2 < 3
+    assert not report.agents["a"].queued
+    assert count(db, summary_update_queue) == 0
+    report = store.record("a", exchange(5, tool=True) + exchange(6, tool=True))  # evicts 2 more: 4 >= 3
+    assert report.queued_agents == ["a"]
+    store.record("a", exchange(7, tool=True) + exchange(8, tool=True))
+    with db.read() as conn:
+        rows = conn.execute(select(summary_update_queue)).mappings().all()
+    assert len(rows) == 1  # one row per agent, ever
+    assert rows[0]["state"] == "pending"
+
+
+def test_agents_below_batch_size_are_found_once_they_waited_past_max_wait(db: Database) -> None:
+    store = store_for(db, budget=100, batch_size=5)
+    store.record("slow", conversation(4))  # 2 evicted, below the batch size
+    store.record("none", conversation(1))  # nothing evicted
+    with db.read() as conn:
+        assert agents_waiting_past(conn, cutoff=T0 - timedelta(seconds=1), batch_size=5) == []
+        assert agents_waiting_past(conn, cutoff=T0 + timedelta(seconds=1), batch_size=5) == ["slow"]
+
+
+def test_bad_message_in_a_batch_stores_nothing(db: Database) -> None:
+    store = store_for(db, budget=100, batch_size=1)
+    store.record("a", conversation(1))
+    before = (count(db, messages), count(db, exchanges))
+    bad = [*exchange(2), *exchange(3), NewMessage(Kind.TOOL_RESULT, "x", tool_call_id="nope", where="f.jsonl:9")]
+    with pytest.raises(InvalidMessage, match="^f.jsonl:9: tool_result"):
+        store.record_many([("a", m) for m in exchange(2) + exchange(3)] + [("b", m) for m in bad])
+    assert (count(db, messages), count(db, exchanges)) == before
+    assert count(db, summary_update_queue) == 0
+    with db.read() as conn:
+        assert conn.execute(select(agents.c.next_message_seq).where(agents.c.id == "a")).scalar_one() == 6
+
+
+def test_resent_host_id_is_skipped_and_changed_content_is_an_error(db: Database) -> None:
+    store = store_for(db)
+    first = NewMessage(Kind.USER, "hello", host_id="m1", created_at=T0)
+    assert store.record("a", [first]).agents["a"].stored == 1
+    report = store.record("a", [first, NewMessage(Kind.ASSISTANT, "hi", host_id="m2", created_at=T0)])
+    assert (report.agents["a"].stored, report.agents["a"].skipped) == (1, 1)
+    with pytest.raises(InvalidMessage, match="'m1' is already stored .* with different content"):
+        store.record("a", [NewMessage(Kind.USER, "HELLO", host_id="m1", created_at=T0)])
+    assert count(db, messages) == 2
+
+
+def test_same_host_id_is_independent_per_agent(db: Database) -> None:
+    store = store_for(db)
+    store.record("a", [NewMessage(Kind.USER, "hello", host_id="m1", created_at=T0)])
+    report = store.record("b", [NewMessage(Kind.USER, "other", host_id="m1", created_at=T0)])
+    assert report.agents["b"].stored == 1
+
+
+def test_per_agent_budget_override_and_fork_inherits_it(db: Database) -> None:
+    store = store_for(db, budget=1000)
+    store.create_agent("parent", budget=50)
+    store.create_agent("child", parent="parent")
+    store.record("child", conversation(4))
+    with db.read() as conn:
+        view = load_history(conn, "child", 1000)
+        parent_of = conn.execute(select(agents.c.parent_id).where(agents.c.id == "child")).scalar_one()
+    assert view is not None
+    assert view.budget_tokens == 50
+    assert view.window_tokens <= 50
+    assert parent_of == "parent"
+    with pytest.raises(UnknownAgent):
+        store.create_agent("orphan", parent="missing")
+
+
+def test_budget_zero_disables_eviction(db: Database) -> None:
+    store = store_for(db, budget=0)
+    store.record("a", conversation(20, tokens=1000))
+    with db.read() as conn:
+        view = load_history(conn, "a", 0)
+    assert view is not None
+    assert all(e.state == "window" for e in view.exchanges)
+
+
+def test_default_created_at_never_goes_backwards(db: Database) -> None:
+    store = store_for(db)  # its clock says T0
+    store.record("a", [NewMessage(Kind.USER, "from the future", created_at=T0 + timedelta(days=1))])
+    store.record("a", [NewMessage(Kind.ASSISTANT, "no timestamp given")])
+    with db.read() as conn:
+        times = [m.created_at for m in load_window_messages(conn, "a")]
+    assert times == [T0 + timedelta(days=1)] * 2
+
+
+def test_recording_cost_does_not_depend_on_history_length(db: Database) -> None:
+    """Same statements for one exchange whether the agent has 5 or 300 exchanges behind it."""
+    store = store_for(db, budget=100)
+    store.record("short", conversation(5))
+    store.record("long", conversation(300))
+    statements: list[str] = []
+
+    def count_statement(*args: object) -> None:
+        statements.append(str(args[2]))
+
+    event.listen(db.engine, "before_cursor_execute", count_statement)
+    try:
+        store.record("short", exchange(1000, tool=True))
+        short = len(statements)
+        statements.clear()
+        store.record("long", exchange(1000, tool=True))
+        long = len(statements)
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count_statement)
+    assert long == short
