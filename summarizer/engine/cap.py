@@ -5,12 +5,10 @@ within a tier the least important, then the oldest); when a single item is left 
 text is cut at the last sentence end that fits, or hard-cut with an ellipsis.
 
 Speed comes from never re-rendering per dropped item: each item's rendered line and each section header
-get an estimated cost once, the selection works on those numbers, and the real counter sees the result
-once. The estimate is the bytes estimate taken piece by piece, and since ceil(a/4) + ceil(b/4) >=
-ceil((a+b)/4) the sum of the pieces is never below the bytes estimate of the whole: with the bytes counter
-the first selection always fits. A counter that is not additive (a real tokenizer) may disagree; then the
-budget shrinks in proportion and the selection runs again, a bounded number of times, and the last resort
-is an empty summary, which always fits.
+get their size in bytes once, the selection works on those numbers, and the real counter sees the result
+once. The pieces add up to the rendering's bytes, so with the bytes counter the first selection fits.
+A real tokenizer may disagree with the bytes; then the budget shrinks in proportion and the selection runs
+again, a bounded number of times, and the last resort is an empty summary, which always fits.
 """
 
 from __future__ import annotations
@@ -74,10 +72,19 @@ class _Plan:
     cut: list[str]
 
 
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
 def _select(items: Sequence[SummaryItem], now: datetime, budget: int) -> _Plan:
-    """Which items stay (and which one is cut) so that the estimated rendering fits `budget`."""
-    cost = [0] * len(items)
-    section_cost: dict[Tier, int] = {}
+    """Which items stay (and which one is cut) so that the estimated rendering fits `budget`.
+
+    Works in UTF-8 bytes: the pieces' bytes add up to the rendering's bytes exactly (up to line numbers,
+    which only shrink as items leave), so the estimate equals the bytes counter's count of the result.
+    """
+    room = budget * BYTES_PER_TOKEN
+    size = [0] * len(items)
+    section_size: dict[Tier, int] = {}
     section_count: dict[Tier, int] = {}
     total = 1  # the final newline
     for tier in TIERS_YOUNG_TO_OLD:
@@ -86,32 +93,30 @@ def _select(items: Sequence[SummaryItem], now: datetime, budget: int) -> _Plan:
         )
         if not members:
             continue
-        section_cost[tier] = estimate_text(TIER_HEADERS[tier] + SECTION_SEPARATOR)
+        section_size[tier] = _utf8_len(TIER_HEADERS[tier] + SECTION_SEPARATOR)
         section_count[tier] = len(members)
-        total += section_cost[tier]
+        total += section_size[tier]
         for number, i in enumerate(members, start=1):
-            # Numbers only shrink as items leave, so the original number bounds the line's width.
-            cost[i] = estimate_text(f"{number}. {items[i].text} {item_suffix(items[i], now)}\n")
-            total += cost[i]
+            size[i] = _utf8_len(f"{number}. {items[i].text} {item_suffix(items[i], now)}\n")
+            total += size[i]
 
     kept = dict(enumerate(items))
     dropped: list[str] = []
     for i in sorted(range(len(items)), key=lambda i: drop_order_key(items[i])):
-        if total <= budget or len(kept) <= 1:
+        if total <= room or len(kept) <= 1:
             break
         del kept[i]
         dropped.append(items[i].id)
-        total -= cost[i]
+        total -= size[i]
         section_count[items[i].tier] -= 1
         if section_count[items[i].tier] == 0:
-            total -= section_cost[items[i].tier]
+            total -= section_size[items[i].tier]
 
     cut: list[str] = []
-    if total > budget and kept:
+    if total > room and kept:
         ((i, last),) = kept.items()
-        others = total - cost[i]
-        fixed_bytes = len(f"1.  {item_suffix(last, now)}\n".encode())
-        text = cut_text(last.text, (budget - others) * BYTES_PER_TOKEN - fixed_bytes)
+        fixed = _utf8_len(f"1.  {item_suffix(last, now)}\n")
+        text = cut_text(last.text, room - (total - size[i]) - fixed)
         if text:
             kept[i] = replace(last, text=text)
             cut.append(last.id)
