@@ -1,0 +1,3 @@
+from summarizer.cli.main import main
+
+main()
