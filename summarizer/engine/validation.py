@@ -22,7 +22,7 @@ _Q = "['\u2019]?"  # an apostrophe, straight or curly, or none
 _NON_ANSWER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("refusal", re.compile(rf"^\W*i\s*(?:can\s*not|cannot|can{_Q}t|won{_Q}t|(?:am|{_Q}m)\s+unable)\b", re.I)),
     ("refusal", re.compile(rf"\bi\s*(?:can\s*not|cannot|can{_Q}t)\s+(?:help|assist)\b", re.I)),
-    ("apology", re.compile(rf"^\W*(?:i\s*{_Q}m\s+sorry|i\s+am\s+sorry|sorry,|i\s+apologi[sz]e)\b", re.I)),
+    ("apology", re.compile(rf"^\W*(?:i\s*{_Q}m\s+sorry\b|i\s+am\s+sorry\b|sorry,|i\s+apologi[sz]e)", re.I)),
     ("refusal", re.compile(r"\bas\s+an\s+(?:ai|a\.i\.|language\s+model)\b", re.I)),
     ("error text", re.compile(r"^\W*(?:error|exception|fatal)\s*:", re.I)),
     ("error text", re.compile(r"^\W*traceback \(most recent call last\)", re.I)),
