@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import pytest
+
+from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMTransientError
+from summarizer.engine.validation import GateContext, validate_answer
+from summarizer.llm.fake import FAKE_MODEL, FakeLLM, parse_faults
+from tests.unit.engine.helpers import exchange
+from tests.unit.engine.test_offline_llm import request
+
+
+def test_scripted_steps_are_played_in_order_and_recorded() -> None:
+    scripted = LLMAnswer(tool_input={"add": []}, model="scripted")
+    llm = FakeLLM([scripted, {"add": [1]}, LLMTransientError("busy"), lambda r: LLMAnswer(None, text="hi")])
+    req = request(exchange(1))
+    assert llm.complete(req) is scripted
+    assert llm.complete(req).tool_input == {"add": [1]}
+    with pytest.raises(LLMTransientError):
+        llm.complete(req)
+    assert llm.complete(req).text == "hi"
+    assert llm.calls == 4
+    assert llm.requests[0] is req
+
+
+def test_without_a_script_the_fake_answers_validly() -> None:
+    answer = FakeLLM().complete(request(exchange(1), exchange(2)))
+    assert answer.model == FAKE_MODEL
+    assert not answer.offline
+    validate_answer(answer.tool_input, GateContext([1, 2], {}, 300))
+
+
+def test_exhausted_script_without_fallback_fails_loudly() -> None:
+    llm = FakeLLM(fallback=None)
+    with pytest.raises(AssertionError, match="no scripted answer"):
+        llm.complete(request(exchange(1)))
+
+
+def test_faults_by_call_number() -> None:
+    llm = FakeLLM(faults=parse_faults("2:transient, 3:permanent"))
+    req = request(exchange(1))
+    llm.complete(req)
+    with pytest.raises(LLMTransientError):
+        llm.complete(req)
+    with pytest.raises(LLMPermanentError):
+        llm.complete(req)
+    llm.complete(req)
+
+
+def test_bad_fault_spec_is_refused() -> None:
+    with pytest.raises(ValueError, match="NUMBER:transient"):
+        parse_faults("1:sometimes")
