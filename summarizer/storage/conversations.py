@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, and_, select, update
+from sqlalchemy import Connection, RowMapping, and_, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import TokenCounter, message_tokens
 from summarizer.domain.window import EvictReason, Eviction, Plan, WindowPlanner, WindowState
+from summarizer.storage.bulk import bulk_insert
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import arm_queue_row
 from summarizer.storage.schema import agents, exchanges, messages
@@ -263,7 +264,7 @@ class ConversationStore:
                     "host_id": m.host_id,
                 }
             )
-        conn.execute(messages.insert(), message_rows)
+        bulk_insert(conn, messages, message_rows)
         new_rows: list[dict[str, Any]] = []
         for number, change in plan.exchanges.items():
             first_seq, last_seq = spans[number]
@@ -298,39 +299,46 @@ class ConversationStore:
                         completed=change.complete,
                     )
                 )
-        if new_rows:
-            conn.execute(exchanges.insert(), new_rows)
+        bulk_insert(conn, exchanges, new_rows)
         self._evict_stored(conn, agent_id, plan.evictions, first_new_exchange)
 
     @staticmethod
     def _evict_stored(
         conn: Connection, agent_id: str, evictions: list[Eviction], first_new_exchange: int
     ) -> None:
-        """Range-update exchanges that were stored before this batch and have now left the window."""
-        for ev in evictions:
-            last = min(ev.last, first_new_exchange - 1)
-            if last < ev.first:
-                continue
-            conn.execute(
-                update(exchanges)
-                .where(
-                    exchanges.c.agent_id == agent_id,
-                    exchanges.c.id.between(ev.first, last),
-                    exchanges.c.evicted_at.is_(None),
-                )
-                .values(evicted_at=ev.at, evict_reason=ev.reason.value)
+        """Range-update exchanges stored before this batch that have now left the window.
+
+        One executemany per table (pipelined by psycopg), however many ranges the batch evicted.
+        """
+        ranges = [
+            {"b_agent": agent_id, "b_first": ev.first, "b_last": last, "b_at": ev.at, "b_reason": ev.reason.value}
+            for ev in evictions
+            if (last := min(ev.last, first_new_exchange - 1)) >= ev.first
+        ]
+        if not ranges:
+            return
+        conn.execute(
+            update(exchanges)
+            .where(
+                exchanges.c.agent_id == bindparam("b_agent"),
+                exchanges.c.id.between(bindparam("b_first"), bindparam("b_last")),
+                exchanges.c.evicted_at.is_(None),
             )
-            conn.execute(
-                update(messages)
-                .where(
-                    and_(
-                        messages.c.agent_id == agent_id,
-                        messages.c.exchange_id.between(ev.first, last),
-                        messages.c.in_window.is_(True),
-                    )
+            .values(evicted_at=bindparam("b_at"), evict_reason=bindparam("b_reason")),
+            ranges,
+        )
+        conn.execute(
+            update(messages)
+            .where(
+                and_(
+                    messages.c.agent_id == bindparam("b_agent"),
+                    messages.c.exchange_id.between(bindparam("b_first"), bindparam("b_last")),
+                    messages.c.in_window.is_(True),
                 )
-                .values(in_window=False, evicted_at=ev.at)
             )
+            .values(in_window=False, evicted_at=bindparam("b_at")),
+            [{k: v for k, v in r.items() if k != "b_reason"} for r in ranges],
+        )
 
 
 class _ExchangeTokenLookup:

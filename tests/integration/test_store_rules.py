@@ -214,3 +214,26 @@ def test_recording_cost_does_not_depend_on_history_length(db: Database) -> None:
     finally:
         event.remove(db.engine, "before_cursor_execute", count_statement)
     assert long == short
+
+
+def test_big_batches_store_the_same_values_as_small_ones(db: Database) -> None:
+    """Large batches take the bulk path (COPY on PostgreSQL): every field must read back unchanged."""
+    store = store_for(db, budget=0)
+    odd_input = {"path": "src/é.py", "lines": [1, 2], "nested": {"ok": True, "none": None}}
+    batch = []
+    for i in range(150):
+        at = T0 + timedelta(seconds=i)
+        batch += [
+            NewMessage(Kind.USER, f"ünïcode 🚀 {i}\ttab", host_id=f"h{i}", created_at=at),
+            NewMessage(Kind.TOOL_CALL, "", tool_call_id=f"c{i}", name="edit", input=odd_input, created_at=at),
+            NewMessage(Kind.TOOL_RESULT, "", tool_call_id=f"c{i}", is_error=i % 2 == 0, created_at=at),
+        ]
+    store.record("big", batch)
+    with db.read() as conn:
+        window = load_window_messages(conn, "big")
+    assert len(window) == 450
+    assert [m.content for m in window[::3]] == [f"ünïcode 🚀 {i}\ttab" for i in range(150)]
+    assert all(m.input == odd_input for m in window[1::3])
+    assert [m.is_error for m in window[2::3]] == [i % 2 == 0 for i in range(150)]
+    assert window[-1].created_at == T0 + timedelta(seconds=149)
+    assert window[0].host_id == "h0"

@@ -1,0 +1,124 @@
+"""Ingest throughput on PostgreSQL (Python API and CLI) and per-message cost versus history length.
+
+    uv run python benchmarks/ingest_bench.py [--messages 50000] [--long-history 200000]
+
+Targets (foundation issue): >= 10,000 messages/s batch ingest; per-message cost with 200k prior messages
+at most 1.3x the cost with 1k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from benchmarks.pg import scratch_postgres
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import NewMessage
+from summarizer.storage.conversations import ConversationStore, StoreConfig
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def exchange_messages(i: int) -> list[NewMessage]:
+    """A realistic-shaped exchange: request, tool call, tool result, answer (4 messages)."""
+    at = T0 + timedelta(seconds=i)
+    return [
+        NewMessage(Kind.USER, f"Please fix failing test number {i} in the auth module", created_at=at),
+        NewMessage(Kind.TOOL_CALL, "", tool_call_id=f"c{i}", name="bash", input={"cmd": f"pytest -k t{i}"}, created_at=at),
+        NewMessage(Kind.TOOL_RESULT, "1 failed: AssertionError expected 200 got 401 " * 4, tool_call_id=f"c{i}", created_at=at),
+        NewMessage(Kind.ASSISTANT, f"Fixed test {i}: the token check used the wrong clock skew.", created_at=at),
+    ]
+
+
+def messages(start_exchange: int, count: int) -> Iterator[NewMessage]:
+    i = start_exchange
+    produced = 0
+    while produced < count:
+        for m in exchange_messages(i):
+            yield m
+            produced += 1
+        i += 1
+
+
+def bench_api(store: ConversationStore, total: int, batch: int) -> float:
+    stream = list(messages(0, total))
+    t = time.perf_counter()
+    for start in range(0, total, batch):
+        store.record("api-agent", stream[start : start + batch])
+    return total / (time.perf_counter() - t)
+
+
+def bench_cli(db_url: str, total: int) -> tuple[float, float]:
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        for m in messages(0, total):
+            row: dict[str, object] = {"agent": "cli-agent", "kind": m.kind.value, "content": m.content}
+            if m.tool_call_id:
+                row["tool_call_id"] = m.tool_call_id
+            if m.name:
+                row |= {"name": m.name, "input": m.input}
+            row["created_at"] = m.created_at.isoformat() if m.created_at else None
+            f.write(json.dumps(row) + "\n")
+        path = f.name
+    env = {**os.environ, "SUMMARIZER_DATABASE_URL": db_url}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "summarizer", "ingest", path], check=True, env=env, cwd=ROOT, capture_output=True)
+    elapsed = time.perf_counter() - t
+    os.unlink(path)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "summarizer", "--help"], check=True, env=env, cwd=ROOT, capture_output=True)
+    startup = time.perf_counter() - t
+    return total / elapsed, total / max(elapsed - startup, 1e-9)
+
+
+def preload(store: ConversationStore, agent: str, count: int) -> int:
+    stream = list(messages(0, count))
+    for start in range(0, count, 5000):
+        store.record(agent, stream[start : start + 5000])
+    return (count + 3) // 4
+
+
+def per_message_cost(store: ConversationStore, agent: str, first_exchange: int, exchanges: int) -> float:
+    """Median seconds to record one message, one call per message (the live-host pattern)."""
+    samples = []
+    for i in range(first_exchange, first_exchange + exchanges):
+        for m in exchange_messages(i):
+            t = time.perf_counter()
+            store.record(agent, [m])
+            samples.append(time.perf_counter() - t)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=50_000)
+    parser.add_argument("--batch", type=int, default=5_000)
+    parser.add_argument("--long-history", type=int, default=200_000)
+    parser.add_argument("--probe-exchanges", type=int, default=250)
+    args = parser.parse_args()
+    with scratch_postgres() as db:
+        store = ConversationStore(db, StoreConfig(window_tokens=100_000, batch_size=3))
+        api_rate = bench_api(store, args.messages, args.batch)
+        print(f"API batch ingest (PostgreSQL, batches of {args.batch}): {api_rate:,.0f} messages/s")
+        cli_rate, cli_rate_net = bench_cli(db.url.render_as_string(hide_password=False), args.messages)
+        print(f"CLI ingest of {args.messages:,} lines: {cli_rate:,.0f} messages/s ({cli_rate_net:,.0f}/s without process start-up)")
+        short_next = preload(store, "short-history", 1_000)
+        long_next = preload(store, "long-history", args.long_history)
+        per_message_cost(store, "short-history", short_next, 20)  # warm-up
+        short = per_message_cost(store, "short-history", short_next + 20, args.probe_exchanges)
+        long = per_message_cost(store, "long-history", long_next, args.probe_exchanges)
+        print(f"per-message record cost: 1k prior messages {short * 1e3:.3f} ms, "
+              f"{args.long_history // 1000}k prior messages {long * 1e3:.3f} ms, ratio {long / short:.2f}")
+
+
+if __name__ == "__main__":
+    main()

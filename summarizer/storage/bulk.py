@@ -1,0 +1,34 @@
+"""Bulk inserts: COPY on PostgreSQL for big batches (several times faster than row-by-row), executemany elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import JSON, Connection, Table
+
+COPY_THRESHOLD = 200
+
+
+def bulk_insert(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert `rows` (dicts keyed by column name) inside the connection's current transaction."""
+    if not rows:
+        return
+    if conn.dialect.name != "postgresql" or len(rows) < COPY_THRESHOLD:
+        conn.execute(table.insert(), list(rows))
+        return
+    from psycopg.types.json import Jsonb
+
+    columns = list(rows[0].keys())
+    json_columns = {name for name in columns if isinstance(table.c[name].type, JSON)}
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    column_list = ", ".join(f'"{name}"' for name in columns)
+    with driver.cursor() as cursor, cursor.copy(f'COPY "{table.name}" ({column_list}) FROM STDIN') as copy:
+        for row in rows:
+            copy.write_row(
+                [
+                    Jsonb(row[name]) if name in json_columns and row[name] is not None else row[name]
+                    for name in columns
+                ]
+            )
