@@ -235,7 +235,10 @@ class FakeMessagesAPI:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-messages-api", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fake-messages-api",
+            daemon=True,
         )
         self._thread.start()
         return self
