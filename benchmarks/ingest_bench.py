@@ -34,9 +34,23 @@ def exchange_messages(i: int) -> list[NewMessage]:
     at = T0 + timedelta(seconds=i)
     return [
         NewMessage(Kind.USER, f"Please fix failing test number {i} in the auth module", created_at=at),
-        NewMessage(Kind.TOOL_CALL, "", tool_call_id=f"c{i}", name="bash", input={"cmd": f"pytest -k t{i}"}, created_at=at),
-        NewMessage(Kind.TOOL_RESULT, "1 failed: AssertionError expected 200 got 401 " * 4, tool_call_id=f"c{i}", created_at=at),
-        NewMessage(Kind.ASSISTANT, f"Fixed test {i}: the token check used the wrong clock skew.", created_at=at),
+        NewMessage(
+            Kind.TOOL_CALL,
+            "",
+            tool_call_id=f"c{i}",
+            name="bash",
+            input={"cmd": f"pytest -k t{i}"},
+            created_at=at,
+        ),
+        NewMessage(
+            Kind.TOOL_RESULT,
+            "1 failed: AssertionError expected 200 got 401 " * 4,
+            tool_call_id=f"c{i}",
+            created_at=at,
+        ),
+        NewMessage(
+            Kind.ASSISTANT, f"Fixed test {i}: the token check used the wrong clock skew.", created_at=at
+        ),
     ]
 
 
@@ -71,11 +85,19 @@ def bench_cli(db_url: str, total: int) -> tuple[float, float]:
         path = f.name
     env = {**os.environ, "SUMMARIZER_DATABASE_URL": db_url}
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "summarizer", "ingest", path], check=True, env=env, cwd=ROOT, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "summarizer", "ingest", path],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+    )
     elapsed = time.perf_counter() - t
     os.unlink(path)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "summarizer", "--help"], check=True, env=env, cwd=ROOT, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "summarizer", "--help"], check=True, env=env, cwd=ROOT, capture_output=True
+    )
     startup = time.perf_counter() - t
     return total / elapsed, total / max(elapsed - startup, 1e-9)
 
@@ -110,14 +132,18 @@ def main() -> None:
         api_rate = bench_api(store, args.messages, args.batch)
         print(f"API batch ingest (PostgreSQL, batches of {args.batch}): {api_rate:,.0f} messages/s")
         cli_rate, cli_rate_net = bench_cli(db.url.render_as_string(hide_password=False), args.messages)
-        print(f"CLI ingest of {args.messages:,} lines: {cli_rate:,.0f} messages/s ({cli_rate_net:,.0f}/s without process start-up)")
+        print(
+            f"CLI ingest of {args.messages:,} lines: {cli_rate:,.0f} messages/s ({cli_rate_net:,.0f}/s without process start-up)"
+        )
         short_next = preload(store, "short-history", 1_000)
         long_next = preload(store, "long-history", args.long_history)
         per_message_cost(store, "short-history", short_next, 20)  # warm-up
         short = per_message_cost(store, "short-history", short_next + 20, args.probe_exchanges)
         long = per_message_cost(store, "long-history", long_next, args.probe_exchanges)
-        print(f"per-message record cost: 1k prior messages {short * 1e3:.3f} ms, "
-              f"{args.long_history // 1000}k prior messages {long * 1e3:.3f} ms, ratio {long / short:.2f}")
+        print(
+            f"per-message record cost: 1k prior messages {short * 1e3:.3f} ms, "
+            f"{args.long_history // 1000}k prior messages {long * 1e3:.3f} ms, ratio {long / short:.2f}"
+        )
 
 
 if __name__ == "__main__":

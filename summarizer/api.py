@@ -65,7 +65,9 @@ class Summarizer:
 
     def record_message(self, agent_id: str, kind: Kind | str, content: str, **fields: Any) -> IngestReport:
         """Record one message; `fields` are NewMessage fields (tool_call_id, name, input, created_at, ...)."""
-        message = NewMessage(kind=parse_kind(kind) if isinstance(kind, str) else kind, content=content, **fields)
+        message = NewMessage(
+            kind=parse_kind(kind) if isinstance(kind, str) else kind, content=content, **fields
+        )
         return self.record_batch(agent_id, [message])
 
     def record_batch(self, agent_id: str, batch: Sequence[NewMessage]) -> IngestReport:

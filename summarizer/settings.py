@@ -37,7 +37,9 @@ class Settings(BaseSettings):
     )
     broker_url: str = Field(default="", description="Celery broker URL; empty means the embedded broker")
     data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="Where embedded files live")
-    window_tokens: int = Field(default=100_000, ge=0, description="Sliding-window budget; 0 disables eviction")
+    window_tokens: int = Field(
+        default=100_000, ge=0, description="Sliding-window budget; 0 disables eviction"
+    )
     batch_size: int = Field(default=3, ge=1, description="Evicted exchanges that trigger a summary update")
     batch_max_wait: float = Field(default=900.0, ge=0, description="Seconds a smaller batch may wait")
     summary_max_tokens: int = Field(default=10_000, ge=100, description="Hard cap on a rendered summary")
@@ -75,7 +77,9 @@ class Settings(BaseSettings):
     max_retries: int = Field(
         default=5, ge=0, description="Consecutive transient failures retried before an agent is parked"
     )
-    retry_base_seconds: float = Field(default=2.0, ge=0, description="First retry delay (doubles per failure)")
+    retry_base_seconds: float = Field(
+        default=2.0, ge=0, description="First retry delay (doubles per failure)"
+    )
     retry_max_seconds: float = Field(default=300.0, ge=0, description="Longest retry delay")
     lease_seconds: float = Field(
         default=360.0, gt=0, description="How long a claimed update may run before another worker may take it"

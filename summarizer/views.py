@@ -36,7 +36,11 @@ def history_json(view: HistoryView) -> dict[str, Any]:
 
 
 def _exchange_line(e: ExchangeView, now: datetime, newest: bool) -> str:
-    when = f"evicted {age(e.evicted_at, now)}" if e.evicted_at else ("current" if newest else age(e.started_at, now))
+    when = (
+        f"evicted {age(e.evicted_at, now)}"
+        if e.evicted_at
+        else ("current" if newest else age(e.started_at, now))
+    )
     reason = " by /clear" if e.evict_reason == "clear" else ""
     plural = "s" if e.message_count != 1 else ""
     return (
@@ -47,7 +51,9 @@ def _exchange_line(e: ExchangeView, now: datetime, newest: bool) -> str:
 
 def history_text(view: HistoryView, now: datetime) -> str:
     budget = "unlimited" if view.budget_tokens == 0 else tokens_short(view.budget_tokens)
-    lines = [f"Sliding Window ({tokens_short(view.window_tokens)}/{budget} tokens) for agent {view.agent_id}:"]
+    lines = [
+        f"Sliding Window ({tokens_short(view.window_tokens)}/{budget} tokens) for agent {view.agent_id}:"
+    ]
     evicted = [e for e in view.exchanges if e.state == "evicted"]
     window = [e for e in view.exchanges if e.state == "window"]
     lines += ["", f"[Outside window - in archival] {len(evicted)} exchange(s)"]

@@ -27,7 +27,9 @@ def ingest(source: str, agent_id: str | None, fmt: str) -> None:
     rt = open_runtime()
     records = [
         (r.agent_id, r.message)
-        for r in read_records(source, fmt, default_agent=agent_id, max_message_bytes=rt.settings.max_message_bytes)
+        for r in read_records(
+            source, fmt, default_agent=agent_id, max_message_bytes=rt.settings.max_message_bytes
+        )
     ]
     report = rt.summarizer.record_many(records)
     click.echo(

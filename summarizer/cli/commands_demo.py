@@ -21,7 +21,10 @@ def demo(agent_id: str) -> None:
     records = [
         (r.agent_id, r.message)
         for r in read_records(
-            str(sample_path()), "canonical", default_agent=agent_id, max_message_bytes=rt.settings.max_message_bytes
+            str(sample_path()),
+            "canonical",
+            default_agent=agent_id,
+            max_message_bytes=rt.settings.max_message_bytes,
         )
     ]
     report = rt.summarizer.record_many(records)

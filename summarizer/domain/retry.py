@@ -73,7 +73,9 @@ class RetryPolicy:
         if permanent:
             return Park("permanent failure")
         if failures > self.max_retries:
-            return Park(f"{failures} consecutive failures (more than SUMMARIZER_MAX_RETRIES={self.max_retries})")
+            return Park(
+                f"{failures} consecutive failures (more than SUMMARIZER_MAX_RETRIES={self.max_retries})"
+            )
         delay = self.delay(failures, rng or random.Random())
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.max_seconds))

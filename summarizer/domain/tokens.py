@@ -52,11 +52,17 @@ def message_bytes(message: NewMessage) -> bytes:
     data = message.content.encode("utf-8")
     tool_fields = {
         key: value
-        for key, value in (("name", message.name), ("input", message.input), ("tool_call_id", message.tool_call_id))
+        for key, value in (
+            ("name", message.name),
+            ("input", message.input),
+            ("tool_call_id", message.tool_call_id),
+        )
         if value is not None
     }
     if tool_fields and message.kind is not Kind.USER:
-        data += json.dumps(tool_fields, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        data += json.dumps(tool_fields, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode(
+            "utf-8"
+        )
     return data
 
 

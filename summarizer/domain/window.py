@@ -219,7 +219,12 @@ class WindowPlanner:
         st.window_start = last + 1
         st.unsummarized += last - first + 1
         evictions = self.plan.evictions
-        if evictions and evictions[-1].reason is reason and evictions[-1].at == at and evictions[-1].last + 1 == first:
+        if (
+            evictions
+            and evictions[-1].reason is reason
+            and evictions[-1].at == at
+            and evictions[-1].last + 1 == first
+        ):
             prev = evictions[-1]
             evictions[-1] = Eviction(prev.first, last, reason, at)
         else:

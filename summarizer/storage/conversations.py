@@ -21,7 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import TokenCounter, message_tokens
-from summarizer.domain.window import EvictReason, Eviction, Plan, WindowPlanner, WindowState
+from summarizer.domain.window import Eviction, EvictReason, Plan, WindowPlanner, WindowState
 from summarizer.storage.bulk import bulk_insert
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import arm_queue_row
@@ -161,7 +161,11 @@ class ConversationStore:
         result.evicted_exchanges = plan.evicted_exchanges
         result.window_tokens = state.window_tokens
         since = row["unsummarized_since"] or (now if state.unsummarized else None)
-        conn.execute(update(agents).where(agents.c.id == agent_id).values(**_state_values(state), unsummarized_since=since))
+        conn.execute(
+            update(agents)
+            .where(agents.c.id == agent_id)
+            .values(**_state_values(state), unsummarized_since=since)
+        )
         if plan.evictions and state.unsummarized >= self.config.batch_size:
             arm_queue_row(conn, agent_id, now)
             result.queued = True
@@ -311,7 +315,13 @@ class ConversationStore:
         One executemany per table (pipelined by psycopg), however many ranges the batch evicted.
         """
         ranges = [
-            {"b_agent": agent_id, "b_first": ev.first, "b_last": last, "b_at": ev.at, "b_reason": ev.reason.value}
+            {
+                "b_agent": agent_id,
+                "b_first": ev.first,
+                "b_last": last,
+                "b_at": ev.at,
+                "b_reason": ev.reason.value,
+            }
             for ev in evictions
             if (last := min(ev.last, first_new_exchange - 1)) >= ev.first
         ]

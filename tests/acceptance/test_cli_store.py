@@ -28,7 +28,15 @@ def chat(agent: str = "bot", n: int = 4) -> str:
     for i in range(n):
         out += [
             {"agent": agent, "kind": "user", "content": f"Step {i}", "tokens": 10, "id": f"u{i}"},
-            {"agent": agent, "kind": "tool_call", "content": "", "tool_call_id": f"c{i}", "name": "bash", "input": {"cmd": "ls"}, "tokens": 5},
+            {
+                "agent": agent,
+                "kind": "tool_call",
+                "content": "",
+                "tool_call_id": f"c{i}",
+                "name": "bash",
+                "input": {"cmd": "ls"},
+                "tokens": 5,
+            },
             {"agent": agent, "kind": "tool_result", "content": "a.txt", "tool_call_id": f"c{i}", "tokens": 5},
             {"agent": agent, "kind": "assistant", "content": f"Did {i}", "tokens": 10},
         ]
@@ -52,7 +60,9 @@ def test_ingest_then_history_and_context_json(env: dict[str, str], tmp_path: Pat
     context = json.loads(run_cli("context", "bot", "--json", env=env).stdout)
     assert context["summary_version"] is None
     assert [m["kind"] for m in context["messages"][:2]] == ["system", "user"]
-    assert {"id", "kind", "content", "tool_call_id", "name", "input", "created_at", "tokens"} <= set(context["messages"][0])
+    assert {"id", "kind", "content", "tool_call_id", "name", "input", "created_at", "tokens"} <= set(
+        context["messages"][0]
+    )
 
 
 def test_ingest_from_stdin_with_agent_option_and_resend_is_skipped(env: dict[str, str]) -> None:
@@ -65,7 +75,9 @@ def test_ingest_from_stdin_with_agent_option_and_resend_is_skipped(env: dict[str
     assert "skipped 4 already stored" in again.stdout  # the four user lines carry ids
 
 
-def test_bad_line_aborts_with_file_line_reason_exit_2_and_stores_nothing(env: dict[str, str], tmp_path: Path) -> None:
+def test_bad_line_aborts_with_file_line_reason_exit_2_and_stores_nothing(
+    env: dict[str, str], tmp_path: Path
+) -> None:
     migrated(env)
     good = chat(n=2).splitlines()
     bad = [*good[:3], json.dumps({"agent": "bot", "kind": "usr", "content": "typo"}), *good[3:]]

@@ -31,7 +31,9 @@ def facade(db: Database, budget: int = 70, woken: list[str] | None = None) -> Su
         if woken is not None:
             woken.extend(agents)
 
-    return Summarizer(db, store, default_budget=budget, render_summary=render, on_queued=wake, clock=lambda: T0)
+    return Summarizer(
+        db, store, default_budget=budget, render_summary=render, on_queued=wake, clock=lambda: T0
+    )
 
 
 def feed(api: Summarizer, agent: str, exchanges: int) -> None:
@@ -42,7 +44,15 @@ def feed(api: Summarizer, agent: str, exchanges: int) -> None:
             agent,
             [
                 NewMessage(Kind.USER, f"Task {i}: do the thing", tokens=10, created_at=at),
-                NewMessage(Kind.TOOL_CALL, "", tool_call_id=f"t{i}", name="bash", input={"cmd": "make"}, tokens=5, created_at=at),
+                NewMessage(
+                    Kind.TOOL_CALL,
+                    "",
+                    tool_call_id=f"t{i}",
+                    name="bash",
+                    input={"cmd": "make"},
+                    tokens=5,
+                    created_at=at,
+                ),
                 NewMessage(Kind.TOOL_RESULT, "ok", tool_call_id=f"t{i}", tokens=5, created_at=at),
                 NewMessage(Kind.MARK, "cp", created_at=at),
                 NewMessage(Kind.ASSISTANT, f"Done {i}", tokens=10, created_at=at),
@@ -118,7 +128,8 @@ def test_queued_agents_wake_the_workers_after_commit(db: Database) -> None:
     woken: list[str] = []
     api = facade(db, woken=woken)
     feed(api, "a", 4)
-    assert woken and set(woken) == {"a"}
+    assert woken
+    assert set(woken) == {"a"}
 
 
 def test_history_json_shape_in_conversation_order(db: Database) -> None:
@@ -130,8 +141,22 @@ def test_history_json_shape_in_conversation_order(db: Database) -> None:
     assert [e["id"] for e in payload["exchanges"]] == [1, 2, 3, 4]
     assert [e["state"] for e in payload["exchanges"]] == ["evicted", "evicted", "window", "window"]
     first = payload["exchanges"][0]
-    assert set(first) == {"id", "state", "evict_reason", "tokens", "message_count", "started_at", "evicted_at", "title"}
-    assert (first["evict_reason"], first["tokens"], first["message_count"], first["title"]) == ("budget", 30, 5, "Task 0: do the thing")
+    assert set(first) == {
+        "id",
+        "state",
+        "evict_reason",
+        "tokens",
+        "message_count",
+        "started_at",
+        "evicted_at",
+        "title",
+    }
+    assert (first["evict_reason"], first["tokens"], first["message_count"], first["title"]) == (
+        "budget",
+        30,
+        5,
+        "Task 0: do the thing",
+    )
 
 
 def test_history_text_lists_evicted_then_window(db: Database) -> None:

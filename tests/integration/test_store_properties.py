@@ -26,7 +26,9 @@ _agent_numbers = itertools.count()
     budget=st.integers(min_value=0, max_value=800),
     cuts=st.lists(st.integers(min_value=1, max_value=40), max_size=3),
 )
-def test_stored_window_keeps_invariants(db: Database, batch: list[NewMessage], budget: int, cuts: list[int]) -> None:
+def test_stored_window_keeps_invariants(
+    db: Database, batch: list[NewMessage], budget: int, cuts: list[int]
+) -> None:
     agent_id = f"prop-{next(_agent_numbers)}"  # the database outlives examples: a fresh agent each time
     store = ConversationStore(db, StoreConfig(window_tokens=budget, batch_size=2), clock=lambda: T0)
     bounds = sorted({0, len(batch), *(c for c in cuts if c < len(batch))})

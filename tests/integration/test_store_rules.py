@@ -28,7 +28,15 @@ def exchange(i: int, tokens: int = 10, tool: bool = False) -> list[NewMessage]:
     out = [NewMessage(Kind.USER, f"request {i}\nmore", tokens=tokens, created_at=at)]
     if tool:
         out += [
-            NewMessage(Kind.TOOL_CALL, "", tool_call_id=f"c{i}", name="bash", input={"cmd": "ls"}, tokens=tokens, created_at=at),
+            NewMessage(
+                Kind.TOOL_CALL,
+                "",
+                tool_call_id=f"c{i}",
+                name="bash",
+                input={"cmd": "ls"},
+                tokens=tokens,
+                created_at=at,
+            ),
             NewMessage(Kind.TOOL_RESULT, "files", tool_call_id=f"c{i}", tokens=tokens, created_at=at),
         ]
     out.append(NewMessage(Kind.ASSISTANT, f"answer {i}", tokens=tokens, created_at=at))
@@ -97,7 +105,13 @@ def test_preamble_is_never_evicted(db: Database) -> None:
 def test_clear_evicts_with_reason_clear(db: Database) -> None:
     store = store_for(db, budget=0)
     store.record("a", conversation(2))
-    store.record("a", [NewMessage(Kind.COMMAND, "/clear", created_at=T0 + timedelta(hours=1)), NewMessage(Kind.CLEAR, "", created_at=T0 + timedelta(hours=1))])
+    store.record(
+        "a",
+        [
+            NewMessage(Kind.COMMAND, "/clear", created_at=T0 + timedelta(hours=1)),
+            NewMessage(Kind.CLEAR, "", created_at=T0 + timedelta(hours=1)),
+        ],
+    )
     with db.read() as conn:
         view = load_history(conn, "a", 0)
         window = load_window_messages(conn, "a")
@@ -133,8 +147,12 @@ def test_bad_message_in_a_batch_stores_nothing(db: Database) -> None:
     store = store_for(db, budget=100, batch_size=1)
     store.record("a", conversation(1))
     before = (count(db, messages), count(db, exchanges))
-    bad = [*exchange(2), *exchange(3), NewMessage(Kind.TOOL_RESULT, "x", tool_call_id="nope", where="f.jsonl:9")]
-    with pytest.raises(InvalidMessage, match="^f.jsonl:9: tool_result"):
+    bad = [
+        *exchange(2),
+        *exchange(3),
+        NewMessage(Kind.TOOL_RESULT, "x", tool_call_id="nope", where="f.jsonl:9"),
+    ]
+    with pytest.raises(InvalidMessage, match=r"^f\.jsonl:9: tool_result"):
         store.record_many([("a", m) for m in exchange(2) + exchange(3)] + [("b", m) for m in bad])
     assert (count(db, messages), count(db, exchanges)) == before
     assert count(db, summary_update_queue) == 0
@@ -148,7 +166,7 @@ def test_resent_host_id_is_skipped_and_changed_content_is_an_error(db: Database)
     assert store.record("a", [first]).agents["a"].stored == 1
     report = store.record("a", [first, NewMessage(Kind.ASSISTANT, "hi", host_id="m2", created_at=T0)])
     assert (report.agents["a"].stored, report.agents["a"].skipped) == (1, 1)
-    with pytest.raises(InvalidMessage, match="'m1' is already stored .* with different content"):
+    with pytest.raises(InvalidMessage, match=r"'m1' is already stored .* with different content"):
         store.record("a", [NewMessage(Kind.USER, "HELLO", host_id="m1", created_at=T0)])
     assert count(db, messages) == 2
 

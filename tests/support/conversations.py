@@ -31,7 +31,9 @@ def conversations(draw: st.DrawFn, max_steps: int = 60) -> list[NewMessage]:
             n_calls += 1
             call_id = f"call-{n_calls}"
             open_calls.append(call_id)
-            out.append(NewMessage(Kind.TOOL_CALL, "", tool_call_id=call_id, name="bash", input={}, tokens=tokens))
+            out.append(
+                NewMessage(Kind.TOOL_CALL, "", tool_call_id=call_id, name="bash", input={}, tokens=tokens)
+            )
         elif step == "tool_result" and open_calls:
             call_id = draw(st.sampled_from(open_calls))
             out.append(NewMessage(Kind.TOOL_RESULT, "out", tool_call_id=call_id, tokens=tokens))
@@ -65,7 +67,8 @@ def check_window_invariants(
     conversation = [r for r in window if r.exchange is not None]
     if conversation:
         first = conversation[0]
-        assert first.kind is Kind.USER and not first.continues_exchange, f"window starts at {first}"
+        assert first.kind is Kind.USER, f"window starts at {first}"
+        assert not first.continues_exchange, f"window starts at a tool-result carrier {first}"
     calls_in_window = {r.tool_call_id for r in window if r.kind is Kind.TOOL_CALL}
     for r in window:
         if r.kind is Kind.TOOL_RESULT:

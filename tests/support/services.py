@@ -40,7 +40,9 @@ def service_missing(what: str, error: BaseException) -> None:
 
 def pg_admin_url() -> str:
     url = os.environ.get("SUMMARIZER_TEST_DATABASE_URL", DEFAULT_PG)
-    return url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
+    return (
+        url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
+    )
 
 
 def redis_url() -> str:

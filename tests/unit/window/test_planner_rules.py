@@ -46,7 +46,9 @@ def assistant(text: str = "done", tokens: int = 10) -> NewMessage:
 
 
 def call(call_id: str, tokens: int = 10) -> NewMessage:
-    return NewMessage(Kind.TOOL_CALL, "", tool_call_id=call_id, name="bash", input={"cmd": "ls"}, tokens=tokens)
+    return NewMessage(
+        Kind.TOOL_CALL, "", tool_call_id=call_id, name="bash", input={"cmd": "ls"}, tokens=tokens
+    )
 
 
 def result(call_id: str, tokens: int = 10) -> NewMessage:
@@ -78,19 +80,19 @@ def test_tool_result_carrier_does_not_start_an_exchange() -> None:
 
 def test_exchange_complete_only_while_last_message_is_assistant() -> None:
     h = Harness(budget=0)
-    h.feed(user(), assistant("let me look"))
-    assert h.state.current_complete
-    h.feed(call("c1"))
-    assert not h.state.current_complete
-    h.feed(result("c1"), assistant())
-    assert h.state.current_complete
+    seen = []
+    for message in (user(), assistant("let me look"), call("c1"), result("c1"), assistant()):
+        h.feed(message)
+        seen.append(h.state.current_complete)
+    assert seen == [False, True, False, False, True]
 
 
 def test_interrupted_exchange_is_still_a_whole_unit() -> None:
     h = Harness(budget=35)
     h.feed(user(), call("c1"), result("c1"))  # interrupted: no final answer
     planner = h.feed(user("actually do Y"), assistant())
-    assert planner.plan.evictions and planner.plan.evictions[0].first == 1
+    assert planner.plan.evictions
+    assert planner.plan.evictions[0].first == 1
     assert planner.plan.evictions[0].last == 1
 
 

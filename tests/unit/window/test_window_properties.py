@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
@@ -20,13 +21,15 @@ T0 = datetime(2026, 3, 1, tzinfo=UTC)
     budget=st.integers(min_value=0, max_value=1200),
     cuts=st.lists(st.integers(min_value=1, max_value=60), max_size=5),
 )
-def test_window_invariants_hold_after_every_batch(messages: list[NewMessage], budget: int, cuts: list[int]) -> None:
+def test_window_invariants_hold_after_every_batch(
+    messages: list[NewMessage], budget: int, cuts: list[int]
+) -> None:
     state = WindowState(budget=budget)
     totals: dict[int, int] = {}
     placed_rows: list[tuple[int, NewMessage, int | None, int]] = []
     bounds = sorted({0, len(messages), *(c for c in cuts if c < len(messages))})
     tick = 0
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in itertools.pairwise(bounds):
         planner = WindowPlanner(state, lambda n: totals.get(n, 0))
         for m in messages[start:end]:
             tick += 1

@@ -1,0 +1,88 @@
+"""Admin alerts: raised once per incident, resolved by the next success.
+
+An incident is identified by (kind, agent): while an unresolved alert of that kind exists for the agent,
+raising again does nothing, so a parked agent that is requeued and fails again does not page twice for the
+same outage... unless the first alert was resolved in between, which makes it a new incident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, update
+
+from summarizer.storage.schema import alerts
+
+SUMMARY_UPDATES_FAILING = "summary_updates_failing"
+
+
+@dataclass(frozen=True, slots=True)
+class AlertRow:
+    id: int
+    kind: str
+    agent_id: str | None
+    severity: str
+    message: str
+    details: dict[str, Any]
+    created_at: datetime
+    resolved_at: datetime | None
+
+
+def _open(kind: str, agent_id: str | None) -> Any:
+    agent_match = alerts.c.agent_id.is_(None) if agent_id is None else alerts.c.agent_id == agent_id
+    return (alerts.c.kind == kind) & agent_match & alerts.c.resolved_at.is_(None)
+
+
+def raise_once(
+    conn: Connection,
+    *,
+    kind: str,
+    agent_id: str | None,
+    message: str,
+    details: dict[str, Any],
+    now: datetime,
+    severity: str = "critical",
+) -> bool:
+    """Insert an alert unless the same incident is already open. True when this call raised it."""
+    if conn.execute(select(alerts.c.id).where(_open(kind, agent_id))).first() is not None:
+        return False
+    conn.execute(
+        insert(alerts).values(
+            kind=kind,
+            agent_id=agent_id,
+            severity=severity,
+            message=message,
+            details=details,
+            created_at=now,
+            delivery={"log": "sent"},
+        )
+    )
+    return True
+
+
+def resolve(conn: Connection, *, kind: str, agent_id: str | None, now: datetime) -> int:
+    """Close the open incident, if any; returns how many alerts were resolved."""
+    return conn.execute(update(alerts).where(_open(kind, agent_id)).values(resolved_at=now)).rowcount
+
+
+def list_alerts(conn: Connection, *, agent_id: str | None = None, open_only: bool = False) -> list[AlertRow]:
+    stmt = select(alerts)
+    if agent_id is not None:
+        stmt = stmt.where(alerts.c.agent_id == agent_id)
+    if open_only:
+        stmt = stmt.where(alerts.c.resolved_at.is_(None))
+    return [
+        AlertRow(
+            id=m["id"],
+            kind=m["kind"],
+            agent_id=m["agent_id"],
+            severity=m["severity"],
+            message=m["message"],
+            details=dict(m["details"]),
+            created_at=m["created_at"],
+            resolved_at=m["resolved_at"],
+        )
+        for m in conn.execute(stmt.order_by(alerts.c.id)).mappings()
+    ]

@@ -1,0 +1,392 @@
+"""The summary update queue: one row per agent, claimed under a lease and fenced by a claim token.
+
+The broker only carries wake-ups; this table is the truth. Every function takes the caller's connection so
+that a change lands in the same transaction as the work it accounts for, and the caller commits at once:
+no transaction is ever held open across an LLM call.
+
+Claiming takes the row out of `pending` (or out of a `running` state whose lease has expired: a crashed or
+stuck worker is rescued) and hands out a fresh claim token. Only the holder of the current token may
+complete, release, retry or park the row; a worker whose lease was taken over finds its token gone and its
+result is thrown away. On PostgreSQL the claim is ``SELECT ... FOR UPDATE SKIP LOCKED`` so concurrent
+claimers never wait on each other; SQLite serializes writers, so one atomic UPDATE suffices there.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    RowMapping,
+    and_,
+    case,
+    func,
+    literal,
+    or_,
+    select,
+    update,
+)
+
+from summarizer.storage.queue_upsert import FAILED, IDLE, PENDING, RUNNING, arm_queue_row
+from summarizer.storage.schema import agents
+from summarizer.storage.schema import summary_update_queue as q
+
+LEASE_EXPIRED_ERROR = "lease expired: the worker holding it crashed or overran its lease"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A claimed queue row. `consecutive_failures` already counts a rescued (crashed) previous attempt."""
+
+    agent_id: str
+    token: str
+    attempts: int
+    consecutive_failures: int
+    lease_expires_at: datetime
+    rescued: bool
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    agent_id: str
+    state: str
+    priority: int
+    attempts: int
+    consecutive_failures: int
+    queued_at: datetime
+    available_at: datetime
+    lease_expires_at: datetime | None
+    dirty: bool
+    last_error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "state": self.state,
+            "priority": self.priority,
+            "attempts": self.attempts,
+            "consecutive_failures": self.consecutive_failures,
+            "queued_at": self.queued_at.isoformat(),
+            "available_at": self.available_at.isoformat(),
+            "lease_expires_at": self.lease_expires_at.isoformat() if self.lease_expires_at else None,
+        }
+
+
+def _claimable(now: datetime) -> ColumnElement[bool]:
+    return or_(
+        and_(q.c.state == PENDING, q.c.available_at <= now),
+        and_(q.c.state == RUNNING, q.c.lease_expires_at < now),
+    )
+
+
+def _due_order() -> tuple[ColumnElement[Any], ...]:
+    """Fresh work (priority 0) before retries; within a priority, the longest waiting first."""
+    return (q.c.priority.asc(), q.c.available_at.asc(), q.c.agent_id.asc())
+
+
+def new_token() -> str:
+    return secrets.token_hex(16)
+
+
+def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str | None = None) -> Claim | None:
+    """Claim `agent_id`'s row, or with None the most urgent due row; None when nothing is claimable.
+
+    A duplicate or late wake-up for a row that is already running, idle or parked claims nothing, which is
+    what makes redelivered broker messages harmless.
+    """
+    condition = _claimable(now)
+    if agent_id is not None:
+        condition = and_(q.c.agent_id == agent_id, condition)
+    if conn.dialect.name == "postgresql":
+        picked = conn.execute(
+            select(q.c.agent_id)
+            .where(condition)
+            .order_by(*_due_order())
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        ).first()
+        if picked is None:
+            return None
+        target: ColumnElement[bool] = q.c.agent_id == picked.agent_id
+    else:
+        inner = select(q.c.agent_id).where(condition).order_by(*_due_order()).limit(1).scalar_subquery()
+        target = and_(q.c.agent_id == inner, condition)
+    token = new_token()
+    lease = now + timedelta(seconds=lease_seconds)
+    was_running = q.c.state == RUNNING
+    row = (
+        conn.execute(
+            update(q)
+            .where(target)
+            .values(
+                state=RUNNING,
+                claim_token=token,
+                lease_expires_at=lease,
+                attempts=q.c.attempts + 1,
+                consecutive_failures=q.c.consecutive_failures + case((was_running, 1), else_=0),
+                last_error=case((was_running, literal(LEASE_EXPIRED_ERROR)), else_=q.c.last_error),
+                dirty=False,
+                updated_at=now,
+            )
+            .returning(q.c.agent_id, q.c.attempts, q.c.consecutive_failures, q.c.last_error)
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        return None
+    return Claim(
+        agent_id=row["agent_id"],
+        token=token,
+        attempts=row["attempts"],
+        consecutive_failures=row["consecutive_failures"],
+        lease_expires_at=lease,
+        rescued=row["last_error"] == LEASE_EXPIRED_ERROR and row["consecutive_failures"] > 0,
+    )
+
+
+def _held(agent_id: str, token: str) -> ColumnElement[bool]:
+    return and_(q.c.agent_id == agent_id, q.c.claim_token == token, q.c.state == RUNNING)
+
+
+def holds_claim(conn: Connection, agent_id: str, token: str, *, lock: bool = False) -> bool:
+    """Whether `token` is still the row's claim; with `lock`, also lock the row until commit (PostgreSQL)."""
+    stmt = select(q.c.agent_id).where(_held(agent_id, token))
+    if lock and conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    return conn.execute(stmt).first() is not None
+
+
+def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more_work: bool) -> bool:
+    """Finish a successful run. The row goes back to `pending` when evictions arrived meanwhile (`dirty`)
+    or `more_work` remains, else `idle`. False when the token is no longer the row's claim."""
+    again = or_(q.c.dirty.is_(True), literal(more_work))
+    result = conn.execute(
+        update(q)
+        .where(_held(agent_id, token))
+        .values(
+            state=case((again, PENDING), else_=IDLE),
+            queued_at=case((again, literal(now, q.c.queued_at.type)), else_=q.c.queued_at),
+            available_at=now,
+            priority=0,
+            attempts=0,
+            consecutive_failures=0,
+            lease_expires_at=None,
+            claim_token=None,
+            dirty=False,
+            last_error=None,
+            updated_at=now,
+        )
+    )
+    return result.rowcount == 1
+
+
+def release(conn: Connection, agent_id: str, token: str, now: datetime, *, reason: str | None = None) -> bool:
+    """Give the row back as `pending`, available at once (a stale result). Not a failure."""
+    result = conn.execute(
+        update(q)
+        .where(_held(agent_id, token))
+        .values(
+            state=PENDING,
+            available_at=now,
+            lease_expires_at=None,
+            claim_token=None,
+            dirty=False,
+            last_error=reason,
+            updated_at=now,
+        )
+    )
+    return result.rowcount == 1
+
+
+def finish_idle(conn: Connection, agent_id: str, token: str, now: datetime) -> bool:
+    """No batch was ready (a batch still filling): back to `idle`, or `pending` if dirty."""
+    return complete(conn, agent_id, token, now, more_work=False)
+
+
+def schedule_retry(
+    conn: Connection,
+    agent_id: str,
+    token: str,
+    now: datetime,
+    *,
+    available_at: datetime,
+    priority: int,
+    failures: int,
+    error: str,
+) -> bool:
+    result = conn.execute(
+        update(q)
+        .where(_held(agent_id, token))
+        .values(
+            state=PENDING,
+            available_at=available_at,
+            priority=priority,
+            consecutive_failures=failures,
+            lease_expires_at=None,
+            claim_token=None,
+            dirty=False,
+            last_error=error,
+            updated_at=now,
+        )
+    )
+    return result.rowcount == 1
+
+
+def park(conn: Connection, agent_id: str, token: str, now: datetime, *, failures: int, error: str) -> bool:
+    """Stop retrying: the row stays `failed` (new evictions do not wake it) until `requeue`."""
+    result = conn.execute(
+        update(q)
+        .where(_held(agent_id, token))
+        .values(
+            state=FAILED,
+            consecutive_failures=failures,
+            lease_expires_at=None,
+            claim_token=None,
+            dirty=False,
+            last_error=error,
+            updated_at=now,
+        )
+    )
+    return result.rowcount == 1
+
+
+def requeue(conn: Connection, agent_id: str, now: datetime) -> str | None:
+    """Re-arm an agent by hand: a parked, idle or waiting row becomes pending now, with a clean failure count.
+
+    Returns the state the row had ("none" when there was no row), or None for an unknown agent. A running
+    row is left alone: its worker owns it, and it will be re-queued if it fails.
+    """
+    if conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first() is None:
+        return None
+    row = conn.execute(select(q.c.state).where(q.c.agent_id == agent_id)).first()
+    if row is None:
+        arm_queue_row(conn, agent_id, now)
+        return "none"
+    if row.state == RUNNING:
+        return RUNNING
+    conn.execute(
+        update(q)
+        .where(q.c.agent_id == agent_id, q.c.state != RUNNING)
+        .values(
+            state=PENDING,
+            priority=0,
+            queued_at=now,
+            available_at=now,
+            attempts=0,
+            consecutive_failures=0,
+            dirty=False,
+            last_error=None,
+            updated_at=now,
+        )
+    )
+    return str(row.state)
+
+
+def _row(m: RowMapping) -> QueueRow:
+    return QueueRow(
+        agent_id=m["agent_id"],
+        state=m["state"],
+        priority=m["priority"],
+        attempts=m["attempts"],
+        consecutive_failures=m["consecutive_failures"],
+        queued_at=m["queued_at"],
+        available_at=m["available_at"],
+        lease_expires_at=m["lease_expires_at"],
+        dirty=m["dirty"],
+        last_error=m["last_error"],
+    )
+
+
+def list_rows(
+    conn: Connection, *, states: Sequence[str] | None = None, agent_id: str | None = None
+) -> list[QueueRow]:
+    stmt = select(q)
+    if states:
+        stmt = stmt.where(q.c.state.in_(list(states)))
+    if agent_id is not None:
+        stmt = stmt.where(q.c.agent_id == agent_id)
+    return [_row(m) for m in conn.execute(stmt.order_by(q.c.state, *_due_order())).mappings()]
+
+
+def get_row(conn: Connection, agent_id: str) -> QueueRow | None:
+    rows = list_rows(conn, agent_id=agent_id)
+    return rows[0] if rows else None
+
+
+def due_agents(conn: Connection, now: datetime, limit: int, agent_id: str | None = None) -> list[str]:
+    """Agents a worker could claim right now, most urgent first."""
+    stmt = select(q.c.agent_id).where(_claimable(now))
+    if agent_id is not None:
+        stmt = stmt.where(q.c.agent_id == agent_id)
+    return list(conn.execute(stmt.order_by(*_due_order()).limit(limit)).scalars())
+
+
+def next_due_at(conn: Connection) -> datetime | None:
+    """When the earliest pending row becomes claimable (for `drain` and tests)."""
+    value = conn.execute(select(func.min(q.c.available_at)).where(q.c.state == PENDING)).scalar()
+    return value if isinstance(value, datetime) else None
+
+
+def arm_waiting(conn: Connection, now: datetime, max_wait_seconds: float, limit: int) -> list[str]:
+    """Queue agents whose evicted-but-unsummarized exchanges (fewer than a batch) waited past BATCH_MAX_WAIT.
+
+    Only agents without a row or with an idle one: a pending or running row will get to them anyway, and a
+    parked one stays parked until an operator requeues it.
+    """
+    cutoff = now - timedelta(seconds=max_wait_seconds)
+    stmt = (
+        select(agents.c.id)
+        .select_from(agents.outerjoin(q, q.c.agent_id == agents.c.id))
+        .where(
+            agents.c.unsummarized > 0,
+            agents.c.unsummarized_since <= cutoff,
+            or_(q.c.agent_id.is_(None), q.c.state == IDLE),
+        )
+        .order_by(agents.c.unsummarized_since)
+        .limit(limit)
+    )
+    armed = list(conn.execute(stmt).scalars())
+    for agent_id in armed:
+        arm_queue_row(conn, agent_id, now)
+    return armed
+
+
+@dataclass(frozen=True, slots=True)
+class Rescued:
+    agent_id: str
+    consecutive_failures: int
+    parked: bool
+
+
+def rescue_expired(conn: Connection, now: datetime, max_retries: int) -> list[Rescued]:
+    """Take back rows whose worker's lease ran out; a crash counts as a failure, and past MAX_RETRIES the
+    row is parked (an agent that kills its worker every time must not loop forever)."""
+    expired = and_(q.c.state == RUNNING, q.c.lease_expires_at < now)
+    failures = q.c.consecutive_failures + 1
+    over = failures > max_retries
+    rows = conn.execute(
+        update(q)
+        .where(expired)
+        .values(
+            state=case((over, FAILED), else_=PENDING),
+            available_at=now,
+            consecutive_failures=failures,
+            lease_expires_at=None,
+            claim_token=None,
+            last_error=LEASE_EXPIRED_ERROR,
+            updated_at=now,
+        )
+        .returning(q.c.agent_id, q.c.consecutive_failures, q.c.state)
+    ).all()
+    return [Rescued(r.agent_id, r.consecutive_failures, r.state == FAILED) for r in rows]
+
+
+def counts_by_state(conn: Connection) -> dict[str, int]:
+    rows = conn.execute(select(q.c.state, func.count()).group_by(q.c.state)).all()
+    return {str(state): int(n) for state, n in rows}

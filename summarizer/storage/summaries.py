@@ -1,0 +1,185 @@
+"""Writing a summary version: one compare-and-swap transaction with everything that depends on it.
+
+A new version commits together with the exchanges it folded in (marked `summarized_in_version`), the
+agent's count of unsummarized exchanges, and the run record. The swap is guarded twice: the summary row
+must still carry the version the update started from, and every exchange of the batch must still be
+unsummarized. Either guard failing raises `StaleSummary`, the transaction rolls back whole, and so an
+exchange is folded in exactly once however often the same update runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, insert, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from summarizer.domain.errors import SummarizerError
+from summarizer.storage.schema import agents, exchanges, summaries, summary_runs
+
+
+class StaleSummary(SummarizerError):
+    """The summary or the batch moved on since the update read them; its result must be discarded."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryVersion:
+    agent_id: str
+    version: int
+    items: list[dict[str, Any]]
+    token_count: int
+    covered_through_exchange_id: int | None
+    last_aged_on: date | None
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One row of `summary_runs`: what an attempt did and what it cost."""
+
+    agent_id: str
+    started_at: datetime
+    finished_at: datetime
+    outcome: str
+    worker: str | None = None
+    from_version: int | None = None
+    to_version: int | None = None
+    exchange_count: int = 0
+    first_exchange_id: int | None = None
+    last_exchange_id: int | None = None
+    path: str | None = None
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
+    summary_tokens: int | None = None
+    truncated: bool = False
+    tokens_before_cap: int | None = None
+    error: str | None = None
+
+    @property
+    def duration_ms(self) -> int:
+        return max(0, round((self.finished_at - self.started_at).total_seconds() * 1000))
+
+
+def lock_agent(conn: Connection, agent_id: str) -> None:
+    """Lock the agent row first, in the same order as the conversation store (agent, then queue row), so a
+    summary commit and an ingest of the same agent can never deadlock on PostgreSQL."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(agents.c.id).where(agents.c.id == agent_id).with_for_update())
+
+
+def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> None:
+    """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
+    values = {
+        "version": new.version,
+        "items": new.items,
+        "token_count": new.token_count,
+        "covered_through_exchange_id": new.covered_through_exchange_id,
+        "last_aged_on": new.last_aged_on,
+        "updated_at": new.updated_at,
+    }
+    if from_version == 0:
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        stmt = dialect.insert(summaries).values(agent_id=new.agent_id, **values)
+        result = conn.execute(stmt.on_conflict_do_nothing(index_elements=[summaries.c.agent_id]))
+    else:
+        result = conn.execute(
+            update(summaries)
+            .where(summaries.c.agent_id == new.agent_id, summaries.c.version == from_version)
+            .values(**values)
+        )
+    if result.rowcount != 1:
+        raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
+
+
+def mark_folded(
+    conn: Connection, agent_id: str, first: int, last: int, version: int, now: datetime, *, expected: int
+) -> None:
+    """Mark exchanges first..last as folded into `version` and take them off the agent's unsummarized count.
+
+    The oldest remaining unsummarized exchange is taken to have waited since `now` (it arrived while this
+    update ran, or did not fit its batch and is re-queued at once).
+    """
+    result = conn.execute(
+        update(exchanges)
+        .where(
+            exchanges.c.agent_id == agent_id,
+            exchanges.c.id.between(first, last),
+            exchanges.c.evicted_at.is_not(None),
+            exchanges.c.summarized_in_version.is_(None),
+        )
+        .values(summarized_in_version=version)
+    )
+    if result.rowcount != expected:
+        raise StaleSummary(
+            f"exchanges {first}..{last} of {agent_id!r}: {result.rowcount} of {expected} still unsummarized"
+        )
+    remaining = case((agents.c.unsummarized - expected > 0, agents.c.unsummarized - expected), else_=0)
+    conn.execute(
+        update(agents)
+        .where(agents.c.id == agent_id)
+        .values(
+            unsummarized=remaining,
+            unsummarized_since=case(
+                (agents.c.unsummarized - expected > 0, literal(now, agents.c.unsummarized_since.type)),
+                else_=None,
+            ),
+        )
+    )
+
+
+def unsummarized_count(conn: Connection, agent_id: str) -> int:
+    value = conn.execute(select(agents.c.unsummarized).where(agents.c.id == agent_id)).scalar()
+    return int(value or 0)
+
+
+def record_run(conn: Connection, run: RunRecord) -> None:
+    conn.execute(
+        insert(summary_runs).values(
+            agent_id=run.agent_id,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            duration_ms=run.duration_ms,
+            worker=run.worker,
+            from_version=run.from_version,
+            to_version=run.to_version,
+            exchange_count=run.exchange_count,
+            first_exchange_id=run.first_exchange_id,
+            last_exchange_id=run.last_exchange_id,
+            path=run.path,
+            llm_input_tokens=run.llm_input_tokens,
+            llm_output_tokens=run.llm_output_tokens,
+            summary_tokens=run.summary_tokens,
+            truncated=run.truncated,
+            tokens_before_cap=run.tokens_before_cap,
+            outcome=run.outcome,
+            error=run.error,
+        )
+    )
+
+
+def agents_due_for_aging(conn: Connection, today: date, limit: int, after: str = "") -> list[str]:
+    """Agents with a summary not yet aged on `today`, in id order from `after` (for paging)."""
+    stmt = (
+        select(summaries.c.agent_id)
+        .where(
+            and_(
+                summaries.c.agent_id > after,
+                (summaries.c.last_aged_on.is_(None)) | (summaries.c.last_aged_on < today),
+            )
+        )
+        .order_by(summaries.c.agent_id)
+        .limit(limit)
+    )
+    return list(conn.execute(stmt).scalars())
+
+
+def stamp_aged(conn: Connection, agent_id: str, version: int, today: date) -> bool:
+    """Record that aging ran today without changing the summary (nothing moved); CAS on the version."""
+    result = conn.execute(
+        update(summaries)
+        .where(summaries.c.agent_id == agent_id, summaries.c.version == version)
+        .values(last_aged_on=today)
+    )
+    return result.rowcount == 1
