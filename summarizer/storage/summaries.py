@@ -82,14 +82,19 @@ def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> No
     if from_version == 0:
         dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
         stmt = dialect.insert(summaries).values(agent_id=new.agent_id, **values)
-        result = conn.execute(stmt.on_conflict_do_nothing(index_elements=[summaries.c.agent_id]))
+        # rowcount is not reliable for INSERT ... ON CONFLICT on every driver; RETURNING is.
+        stmt = stmt.on_conflict_do_nothing(index_elements=[summaries.c.agent_id]).returning(
+            summaries.c.agent_id
+        )
+        swapped = conn.execute(stmt).first() is not None
     else:
         result = conn.execute(
             update(summaries)
             .where(summaries.c.agent_id == new.agent_id, summaries.c.version == from_version)
             .values(**values)
         )
-    if result.rowcount != 1:
+        swapped = result.rowcount == 1
+    if not swapped:
         raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
 
 

@@ -1,0 +1,501 @@
+"""The update service: claim -> load -> engine -> ONE commit, plus the sweeps the beat schedule runs.
+
+Everything a Celery task does lives here, so the same code runs in a worker, in `summarizer drain`, and in
+tests without a broker. Three short transactions per update, none open during the LLM call:
+
+1. claim the agent's queue row (lease + fresh claim token), commit;
+2. read the summary and a batch of evicted, unsummarized exchanges (a plain read);
+3. after the engine answered: lock agent, check the claim token, compare-and-swap the summary version, mark
+   the exchanges folded, write the run record, complete the queue row; commit. Any guard failing rolls the
+   whole write back, so a duplicate, late or rescued run can never fold an exchange in twice.
+
+Failures become decisions of the pure retry policy: retry later through `available_at`, or park the row
+and raise one alert for the incident. The last good summary is never touched by a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import structlog
+from sqlalchemy import Connection, select
+
+from summarizer.domain.errors import SummarizerError
+from summarizer.domain.messages import EvictedExchange, StoredMessage
+from summarizer.domain.retry import Park, RetryAt, RetryPolicy
+from summarizer.engine.engine import SummaryEngine, UpdateOutcome
+from summarizer.engine.errors import AnswerRejected
+from summarizer.engine.model import Summary, items_from_json
+from summarizer.engine.ports import LLMPermanentError, LLMTransientError
+from summarizer.storage import alerts, queue
+from summarizer.storage.database import Database
+from summarizer.storage.reading import SummaryRecord, load_exchange_messages, load_summary
+from summarizer.storage.schema import agents, exchanges
+from summarizer.storage.summaries import (
+    RunRecord,
+    StaleSummary,
+    SummaryVersion,
+    agents_due_for_aging,
+    lock_agent,
+    mark_folded,
+    record_run,
+    swap_summary,
+    unsummarized_count,
+)
+
+log = structlog.get_logger("summarizer.worker")
+
+Clock = Callable[[], datetime]
+MAX_ERROR_CHARS = 2_000
+AGING_PAGE = 500
+
+
+class Outcome(StrEnum):
+    NOTHING = "nothing"  # nothing claimable: a duplicate or late wake-up
+    OK = "ok"
+    IDLE = "idle"  # claimed, but no batch was ready
+    STALE = "stale"  # the summary moved meanwhile: result discarded, row re-queued
+    LOST = "lost"  # our claim was taken over (lease expired): result discarded
+    RETRY = "retry"
+    PARKED = "parked"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    batch_size: int = 3
+    batch_max_wait: float = 900.0
+    max_batch_input_tokens: int = 60_000
+    max_batch_exchanges: int = 64
+    lease_seconds: float = 360.0
+    dispatch_limit: int = 2_000
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    worker_name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    agent_id: str | None
+    outcome: Outcome
+    version: int | None = None
+    exchanges: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    summary: SummaryRecord | None
+    exchanges: tuple[EvictedExchange, ...]
+    ready: bool
+
+
+@dataclass(slots=True)
+class DrainReport:
+    runs: int = 0
+    by_outcome: dict[str, int] = field(default_factory=dict)
+
+    def add(self, result: RunResult) -> None:
+        self.runs += 1
+        self.by_outcome[result.outcome.value] = self.by_outcome.get(result.outcome.value, 0) + 1
+
+
+class LostClaim(SummarizerError):
+    """Our claim token is gone: another worker rescued the row after our lease expired."""
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+
+
+def to_engine_summary(record: SummaryRecord | None) -> Summary | None:
+    if record is None:
+        return None
+    return Summary(
+        agent_id=record.agent_id,
+        version=record.version,
+        items=items_from_json(record.items),
+        covered_through_exchange_id=record.covered_through_exchange_id,
+        token_count=record.token_count,
+        updated_at=record.updated_at,
+        last_aged_on=record.last_aged_on,
+    )
+
+
+def _version_row(summary: Summary) -> SummaryVersion:
+    assert summary.updated_at is not None
+    return SummaryVersion(
+        agent_id=summary.agent_id,
+        version=summary.version,
+        items=summary.items_to_json(),
+        token_count=summary.token_count,
+        covered_through_exchange_id=summary.covered_through_exchange_id,
+        last_aged_on=summary.last_aged_on,
+        updated_at=summary.updated_at,
+    )
+
+
+class UpdateService:
+    def __init__(
+        self,
+        db: Database,
+        engine: SummaryEngine,
+        config: WorkerConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        from summarizer.storage.conversations import utcnow
+
+        self.db = db
+        self.engine = engine
+        self.config = config or WorkerConfig()
+        self._clock = clock or utcnow
+        self._rng = rng or random.Random()
+
+    # ----- one update -------------------------------------------------------------------------------
+
+    def run(self, agent_id: str | None = None) -> RunResult:
+        """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
+        started = self._clock()
+        with self.db.write() as conn:
+            claim = queue.claim(conn, started, self.config.lease_seconds, agent_id)
+            if claim is not None and claim.consecutive_failures > self.config.retry.max_retries:
+                error = f"{claim.consecutive_failures} attempts died unfinished ({queue.LEASE_EXPIRED_ERROR})"
+                self._park(conn, claim, started, started, claim.consecutive_failures, error)
+                return RunResult(claim.agent_id, Outcome.PARKED, error=error)
+        if claim is None:
+            return RunResult(agent_id, Outcome.NOTHING)
+        structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
+        try:
+            return self._process(claim, started)
+        finally:
+            structlog.contextvars.unbind_contextvars("agent_id")
+
+    def _process(self, claim: queue.Claim, started: datetime) -> RunResult:
+        try:
+            batch = self.load_batch(claim.agent_id, started)
+        except Exception as exc:
+            return self._fail(claim, started, exc, None, ())
+        if not batch.ready:
+            with self.db.write() as conn:
+                queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
+            return RunResult(claim.agent_id, Outcome.IDLE)
+        try:
+            outcome = self.engine.update(
+                to_engine_summary(batch.summary), claim.agent_id, batch.exchanges, self._clock()
+            )
+        except Exception as exc:
+            return self._fail(claim, started, exc, batch.summary, batch.exchanges)
+        try:
+            return self._commit(claim, started, batch, outcome)
+        except (StaleSummary, LostClaim) as exc:
+            lost = isinstance(exc, LostClaim)
+            if not lost:
+                with self.db.write() as conn:
+                    queue.release(conn, claim.agent_id, claim.token, self._clock(), reason=_error_text(exc))
+            log.info("update.discarded", reason=str(exc), lost_claim=lost)
+            return RunResult(claim.agent_id, Outcome.LOST if lost else Outcome.STALE, error=str(exc))
+
+    def load_batch(self, agent_id: str, now: datetime) -> Batch:
+        """The summary and the oldest evicted, unsummarized exchanges, bounded by count and input tokens.
+
+        Ready when a full batch waits, when the oldest has waited past BATCH_MAX_WAIT, or when the batch is
+        bounded by size (there is more behind it).
+        """
+        cfg = self.config
+        with self.db.read() as conn:
+            summary = load_summary(conn, agent_id)
+            agent = conn.execute(
+                select(agents.c.window_start, agents.c.unsummarized, agents.c.unsummarized_since).where(
+                    agents.c.id == agent_id
+                )
+            ).first()
+            if agent is None:
+                return Batch(summary, (), ready=False)
+            covered = (summary.covered_through_exchange_id if summary else None) or 0
+            rows = conn.execute(
+                select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
+                .where(
+                    exchanges.c.agent_id == agent_id,
+                    exchanges.c.id > covered,
+                    exchanges.c.id < agent.window_start,
+                    exchanges.c.evicted_at.is_not(None),
+                )
+                .order_by(exchanges.c.id)
+                .limit(cfg.max_batch_exchanges)
+            ).all()
+            picked: list[Any] = []
+            total = 0
+            for r in rows:
+                if picked and total + r.tokens > cfg.max_batch_input_tokens:
+                    break
+                picked.append(r)
+                total += r.tokens
+            if not picked:
+                return Batch(summary, (), ready=False)
+            messages = load_exchange_messages(conn, agent_id, picked[0].id, picked[-1].id)
+        by_exchange: dict[int, list[StoredMessage]] = {}
+        for m in messages:
+            by_exchange.setdefault(m.exchange_id or 0, []).append(m)
+        batch = tuple(
+            EvictedExchange(
+                id=r.id,
+                started_at=r.started_at,
+                ended_at=r.ended_at,
+                tokens=r.tokens,
+                messages=tuple(by_exchange.get(r.id, ())),
+            )
+            for r in picked
+        )
+        since = agent.unsummarized_since
+        waited = since is not None and (now - since).total_seconds() >= cfg.batch_max_wait
+        bounded = len(picked) < len(rows) or len(rows) == cfg.max_batch_exchanges
+        ready = len(batch) >= cfg.batch_size or waited or bounded
+        return Batch(summary, batch, ready=ready)
+
+    def _commit(
+        self, claim: queue.Claim, started: datetime, batch: Batch, outcome: UpdateOutcome
+    ) -> RunResult:
+        from_version = batch.summary.version if batch.summary else 0
+        first, last = batch.exchanges[0].id, batch.exchanges[-1].id
+        new = outcome.summary
+        finished = self._clock()
+        with self.db.write() as conn:
+            lock_agent(conn, claim.agent_id)
+            if not queue.holds_claim(conn, claim.agent_id, claim.token, lock=True):
+                raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
+            swap_summary(conn, _version_row(new), from_version)
+            mark_folded(
+                conn, claim.agent_id, first, last, new.version, started, expected=len(batch.exchanges)
+            )
+            record_run(
+                conn,
+                RunRecord(
+                    agent_id=claim.agent_id,
+                    started_at=started,
+                    finished_at=finished,
+                    outcome=Outcome.OK.value,
+                    worker=self.config.worker_name,
+                    from_version=from_version,
+                    to_version=new.version,
+                    exchange_count=len(batch.exchanges),
+                    first_exchange_id=first,
+                    last_exchange_id=last,
+                    path=outcome.path.value,
+                    llm_input_tokens=outcome.llm_input_tokens,
+                    llm_output_tokens=outcome.llm_output_tokens,
+                    summary_tokens=outcome.summary_tokens,
+                    truncated=outcome.truncated,
+                    tokens_before_cap=outcome.tokens_before_cap,
+                ),
+            )
+            more = unsummarized_count(conn, claim.agent_id) >= self.config.batch_size
+            queue.complete(conn, claim.agent_id, claim.token, finished, more_work=more)
+            resolved = alerts.resolve(
+                conn, kind=alerts.SUMMARY_UPDATES_FAILING, agent_id=claim.agent_id, now=finished
+            )
+        if resolved:
+            log.warning("alert.resolved", kind=alerts.SUMMARY_UPDATES_FAILING, version=new.version)
+        log.info(
+            "update.done",
+            version=new.version,
+            exchanges=len(batch.exchanges),
+            path=outcome.path.value,
+            llm_in=outcome.llm_input_tokens,
+            llm_out=outcome.llm_output_tokens,
+            truncated=outcome.truncated,
+            ms=round((finished - started).total_seconds() * 1000),
+        )
+        return RunResult(claim.agent_id, Outcome.OK, version=new.version, exchanges=len(batch.exchanges))
+
+    # ----- failures ---------------------------------------------------------------------------------
+
+    def _fail(
+        self,
+        claim: queue.Claim,
+        started: datetime,
+        exc: Exception,
+        summary: SummaryRecord | None,
+        batch: tuple[EvictedExchange, ...],
+    ) -> RunResult:
+        permanent = isinstance(exc, LLMPermanentError)
+        retry_after = exc.retry_after if isinstance(exc, LLMTransientError) else None
+        if not isinstance(exc, LLMTransientError | LLMPermanentError | AnswerRejected):
+            log.exception("update.unexpected_error")
+        failures = claim.consecutive_failures + 1
+        now = self._clock()
+        decision = self.config.retry.decide(
+            failures=failures, permanent=permanent, now=now, retry_after=retry_after, rng=self._rng
+        )
+        error = _error_text(exc)
+        run = RunRecord(
+            agent_id=claim.agent_id,
+            started_at=started,
+            finished_at=now,
+            outcome=Outcome.PARKED.value if isinstance(decision, Park) else Outcome.RETRY.value,
+            worker=self.config.worker_name,
+            from_version=summary.version if summary else 0,
+            exchange_count=len(batch),
+            first_exchange_id=batch[0].id if batch else None,
+            last_exchange_id=batch[-1].id if batch else None,
+            error=error,
+        )
+        with self.db.write() as conn:
+            if isinstance(decision, RetryAt):
+                held = queue.schedule_retry(
+                    conn,
+                    claim.agent_id,
+                    claim.token,
+                    now,
+                    available_at=decision.at,
+                    priority=decision.priority,
+                    failures=failures,
+                    error=error,
+                )
+                if held:
+                    record_run(conn, run)
+            else:
+                held = self._park(conn, claim, started, now, failures, f"{decision.reason}: {error}", run)
+        if not held:
+            return RunResult(claim.agent_id, Outcome.LOST, error=error)
+        if isinstance(decision, RetryAt):
+            log.warning(
+                "update.retry", error=error, failures=failures, delay_s=round(decision.delay_seconds, 2)
+            )
+            return RunResult(claim.agent_id, Outcome.RETRY, error=error)
+        return RunResult(claim.agent_id, Outcome.PARKED, error=error)
+
+    def _park(
+        self,
+        conn: Connection,
+        claim: queue.Claim,
+        started: datetime,
+        now: datetime,
+        failures: int,
+        error: str,
+        run: RunRecord | None = None,
+    ) -> bool:
+        if not queue.park(conn, claim.agent_id, claim.token, now, failures=failures, error=error):
+            return False
+        record_run(
+            conn,
+            run
+            or RunRecord(
+                agent_id=claim.agent_id,
+                started_at=started,
+                finished_at=now,
+                outcome=Outcome.PARKED.value,
+                worker=self.config.worker_name,
+                error=error,
+            ),
+        )
+        self._alert(conn, claim.agent_id, failures, error, now)
+        return True
+
+    def _alert(self, conn: Connection, agent_id: str, failures: int, error: str, now: datetime) -> None:
+        message = f"summary updates for agent {agent_id!r} are parked after {failures} failure(s): {error}"
+        raised = alerts.raise_once(
+            conn,
+            kind=alerts.SUMMARY_UPDATES_FAILING,
+            agent_id=agent_id,
+            message=message,
+            details={"failures": failures, "error": error},
+            now=now,
+        )
+        if raised:
+            # The critical log line is the first alert sink; the table row is the record.
+            log.critical(
+                "alert.raised", kind=alerts.SUMMARY_UPDATES_FAILING, alert_agent=agent_id, message=message
+            )
+
+    # ----- sweeps (beat) ----------------------------------------------------------------------------
+
+    def due(self, agent_id: str | None = None) -> list[str]:
+        """Flush agents whose small batch waited past BATCH_MAX_WAIT, then list every claimable row."""
+        now = self._clock()
+        with self.db.write() as conn:
+            armed = queue.arm_waiting(conn, now, self.config.batch_max_wait, self.config.dispatch_limit)
+        if armed:
+            log.info("dispatch.flushed_waiting", agents=len(armed))
+        with self.db.read() as conn:
+            return queue.due_agents(conn, now, self.config.dispatch_limit, agent_id)
+
+    def rescue(self) -> list[queue.Rescued]:
+        """Take back expired leases (a crashed or stuck worker); park, with an alert, past MAX_RETRIES."""
+        now = self._clock()
+        with self.db.write() as conn:
+            rescued = queue.rescue_expired(conn, now, self.config.retry.max_retries)
+            for r in rescued:
+                if r.parked:
+                    record_run(
+                        conn,
+                        RunRecord(
+                            agent_id=r.agent_id,
+                            started_at=now,
+                            finished_at=now,
+                            outcome=Outcome.PARKED.value,
+                            worker=self.config.worker_name,
+                            error=queue.LEASE_EXPIRED_ERROR,
+                        ),
+                    )
+                    self._alert(conn, r.agent_id, r.consecutive_failures, queue.LEASE_EXPIRED_ERROR, now)
+        if rescued:
+            log.warning("lease.rescued", agents=[r.agent_id for r in rescued])
+        return rescued
+
+    def requeue(self, agent_id: str) -> str | None:
+        with self.db.write() as conn:
+            return queue.requeue(conn, agent_id, self._clock())
+
+    def drain(self, agent_id: str | None = None, max_runs: int | None = None) -> DrainReport:
+        """Process due rows in this process until none is due (rows backing off into the future wait)."""
+        report = DrainReport()
+        self.rescue()
+        self.due()
+        while max_runs is None or report.runs < max_runs:
+            result = self.run(agent_id)
+            if result.outcome is Outcome.NOTHING:
+                break
+            report.add(result)
+        return report
+
+    def age_all(self) -> int:
+        """The daily aging pass over every summary not yet aged today; idempotent per agent and day.
+
+        Runs every AGING_INTERVAL, so after downtime the first sweep catches up. A summary that an update
+        changed meanwhile fails the version check and is simply picked up by the next sweep.
+        """
+        now = self._clock()
+        aged = 0
+        after = ""
+        while True:
+            with self.db.read() as conn:
+                page = agents_due_for_aging(conn, now.date(), AGING_PAGE, after)
+            for agent_id in page:
+                aged += self._age_one(agent_id, now)
+            if len(page) < AGING_PAGE:
+                return aged
+            after = page[-1]
+
+    def _age_one(self, agent_id: str, now: datetime) -> int:
+        with self.db.read() as conn:
+            summary = to_engine_summary(load_summary(conn, agent_id))
+        if summary is None:
+            return 0
+        result = self.engine.age(summary, now)
+        if result.skipped:
+            return 0
+        try:
+            with self.db.write() as conn:
+                swap_summary(conn, _version_row(result.summary), summary.version)
+        except StaleSummary:
+            return 0
+        if result.moved or result.dropped:
+            log.info("summary.aged", agent_id=agent_id, moved=result.moved, dropped=result.dropped)
+        return 1
