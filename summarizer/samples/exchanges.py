@@ -553,9 +553,12 @@ def _coverage(ctx: Ctx, task: Task) -> None:
 
 
 def _add_test(ctx: Ctx, task: Task) -> None:
-    symbol = ctx.work.last_symbol or "settings"
+    target = test_path_for(ctx.work.last_path)
+    if target is None:  # the last change was YAML or docs: nothing to unit-test
+        _run_tests(ctx, Task("run_tests", "Run the test suite again."))
+        return
+    symbol = ctx.work.last_symbol
     ctx.log.user(task.ask.format(symbol=symbol))
-    target = test_path_for(ctx.work.last_path) or "tests/test_app.py"
     _add_code(ctx, target, test_source(ctx.rng, f"test_{symbol.strip('_')}_error_path"), fresh_ok=True)
     verified = _verify(ctx, task, target, failing=False)
     changes = [f"`test_{symbol.strip('_')}_error_path` in `{target}`"]

@@ -73,10 +73,18 @@ def _plan(rng: random.Random, day: Day, quota: int) -> list[Task]:
     plan = list(day.tasks)
     fillers = quota - sum(map(_exchanges_of, plan))
     commit = Task("commit", FILLERS[2].ask)
-    picks = [commit] + [rng.choice(FILLERS) for _ in range(fillers - 1)]
+    picks = [commit, *_distinct(rng, FILLERS, fillers - 1)]
     for filler in picks:
         plan.insert(rng.randint(_PLANNED_BEFORE_FILLERS, len(plan)), filler)
     return plan
+
+
+def _distinct(rng: random.Random, pool: Sequence[Task], count: int) -> list[Task]:
+    """`count` picks from `pool`, repeating one only once all have been used, as people vary requests."""
+    picks: list[Task] = []
+    while len(picks) < count:
+        picks += rng.sample(list(pool), min(len(pool), count - len(picks)))
+    return picks
 
 
 def render(records: Sequence[dict[str, Any]]) -> str:
