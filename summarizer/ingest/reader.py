@@ -79,6 +79,8 @@ def iter_stream_records(
     input_format = parse_format(fmt)
     if max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
+    if default_agent is not None and not default_agent.strip():
+        raise InvalidMessage("the default agent (--agent) must not be empty")
     reader = LineReader(stream, label)
     if input_format is InputFormat.CANONICAL:
         for item in iter_jsonl(reader, max_message_bytes):

@@ -118,3 +118,28 @@ def test_ids_on_a_carrier_get_suffixes() -> None:
 def test_unknown_role_is_an_error() -> None:
     error = failure(jsonl({"role": "tool", "content": "x"}), "anthropic")
     assert error.reason == "unknown role 'tool' (expected one of: user, assistant, system)"
+
+
+def test_tool_result_is_error_must_be_boolean() -> None:
+    blocks = [{"type": "tool_result", "tool_use_id": "tu1", "content": "x", "is_error": "true"}]
+    error = failure(jsonl({"role": "user", "content": blocks}), "anthropic")
+    assert error.reason == "content[0].is_error must be true or false, got string"
+
+
+def test_tool_result_content_blocks_keep_placeholders() -> None:
+    content = [{"type": "text", "text": "chart:"}, {"type": "image", "source": {"type": "url", "url": "u"}}]
+    blocks = [{"type": "tool_result", "tool_use_id": "tu1", "content": content}]
+    (record,) = parse(jsonl({"role": "user", "content": blocks}), "anthropic")
+    assert record.message.content == "chart:\n[image]"
+
+
+def test_system_role_line_is_accepted_in_jsonl() -> None:
+    (record,) = parse(jsonl({"role": "system", "content": "be terse"}), "anthropic")
+    assert (record.message.kind, record.message.content) == (Kind.SYSTEM, "be terse")
+
+
+def test_assistant_with_only_thinking_yields_nothing() -> None:
+    assert (
+        parse(jsonl({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}]}), "anthropic")
+        == []
+    )

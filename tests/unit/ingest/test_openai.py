@@ -141,3 +141,30 @@ def test_array_document_is_accepted() -> None:
 def test_nul_byte_in_tool_arguments_is_an_error() -> None:
     message = {"role": "assistant", "tool_calls": [_call("c1", "a", '{"p": "\\u0000"}')]}
     assert failure(jsonl(message), "openai").reason == "NUL byte in tool_calls[0].function.arguments.p"
+
+
+def test_legacy_function_call_becomes_generic_tool_with_input() -> None:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "function_call": {"name": "clock", "arguments": '{"tz": "UTC"}'},
+    }
+    (record,) = parse(jsonl(message), "openai")
+    assert (record.message.kind, record.message.name, record.message.input) == (
+        Kind.TOOL,
+        "clock",
+        {"tz": "UTC"},
+    )
+
+
+def test_custom_tool_call_keeps_its_raw_input() -> None:
+    call = {"id": "c1", "type": "custom", "custom": {"name": "grammar", "input": "SELECT 1"}}
+    (record,) = parse(jsonl({"role": "assistant", "tool_calls": [call]}), "openai")
+    assert (record.message.name, record.message.input) == ("grammar", "SELECT 1")
+
+
+def test_refusal_stands_in_for_missing_text() -> None:
+    (record,) = parse(
+        jsonl({"role": "assistant", "content": None, "refusal": "I can't help with that."}), "openai"
+    )
+    assert (record.message.kind, record.message.content) == (Kind.ASSISTANT, "I can't help with that.")

@@ -55,3 +55,10 @@ def test_iter_records_reads_lazily(tmp_path: Path) -> None:
     assert next(records).message.content == "hello"
     with pytest.raises(InvalidMessage):
         next(records)
+
+
+def test_empty_default_agent_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_text(canonical_line())
+    with pytest.raises(InvalidMessage, match=r"default agent \(--agent\) must not be empty"):
+        read_records(path, "canonical", " ", LIMIT)
