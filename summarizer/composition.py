@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from summarizer.api import Summarizer
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
@@ -10,6 +12,9 @@ from summarizer.settings import Settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
 from summarizer.storage.reading import SummaryRecord
+
+if TYPE_CHECKING:
+    from summarizer.service.updating import UpdateService, WorkerConfig
 
 
 def build_database(settings: Settings) -> Database:
@@ -41,3 +46,40 @@ def build_summarizer(settings: Settings, db: Database | None = None) -> Summariz
     return Summarizer(
         db, build_store(settings, db), default_budget=settings.window_tokens, render_summary=render_summary
     )
+
+
+# ----- background workers (queue, update service, wake-ups) -------------------------------------------
+
+
+def build_worker_config(settings: Settings) -> WorkerConfig:
+    from summarizer.domain.retry import RetryPolicy
+    from summarizer.service.updating import WorkerConfig
+
+    return WorkerConfig(
+        batch_size=settings.batch_size,
+        batch_max_wait=settings.batch_max_wait,
+        max_batch_input_tokens=settings.max_batch_input_tokens,
+        max_batch_exchanges=settings.max_batch_exchanges,
+        lease_seconds=settings.lease_seconds,
+        dispatch_limit=settings.dispatch_limit,
+        retry=RetryPolicy(
+            max_retries=settings.max_retries,
+            base_seconds=settings.retry_base_seconds,
+            max_seconds=max(settings.retry_max_seconds, settings.retry_base_seconds),
+        ),
+    )
+
+
+def build_update_service(settings: Settings, db: Database | None = None) -> UpdateService:
+    """The worker side: claim -> engine -> commit. The LLM adapter is chosen by `summarizer.llm.factory`."""
+    from summarizer.llm.factory import build_engine
+    from summarizer.service.updating import UpdateService
+
+    return UpdateService(db or build_database(settings), build_engine(settings), build_worker_config(settings))
+
+
+def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:
+    """The `on_queued` hook for `Summarizer`: sends an update task right after an eviction commits."""
+    from summarizer.service.wakeup import CeleryWakeup
+
+    return CeleryWakeup(settings)
