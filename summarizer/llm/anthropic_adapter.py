@@ -42,6 +42,8 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
 
 def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanentError:
     """The engine error for an SDK error."""
+    if isinstance(error, anthropic.CredentialsError):
+        return LLMPermanentError(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {error}")
     if isinstance(error, anthropic.APITimeoutError):
         return LLMTransientError(f"request timed out: {error}")
     if isinstance(error, anthropic.APIConnectionError):
@@ -59,6 +61,15 @@ def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanen
     return LLMPermanentError(f"{type(error).__name__}: {error}")
 
 
+def make_client(timeout: float, max_retries: int) -> anthropic.Anthropic:
+    """A client with the API key from ANTHROPIC_API_KEY and the base URL from ANTHROPIC_BASE_URL (both
+    read by the SDK). A broken credentials setup fails here, at startup, as a permanent error."""
+    try:
+        return anthropic.Anthropic(timeout=timeout, max_retries=max_retries)
+    except anthropic.AnthropicError as exc:
+        raise classify(exc) from exc
+
+
 def _content_types(message: Any) -> str:
     return ", ".join(str(getattr(block, "type", "?")) for block in message.content) or "none"
 
@@ -70,9 +81,7 @@ class AnthropicLLM:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AnthropicLLM:
-        """API key from ANTHROPIC_API_KEY and base URL from ANTHROPIC_BASE_URL, both read by the SDK."""
-        client = anthropic.Anthropic(timeout=settings.llm_timeout, max_retries=settings.llm_max_retries)
-        return cls(client, settings.model)
+        return cls(make_client(settings.llm_timeout, settings.llm_max_retries), settings.model)
 
     def complete(self, request: LLMRequest) -> LLMAnswer:
         tool: Any = {
@@ -91,6 +100,11 @@ class AnthropicLLM:
             )
         except anthropic.AnthropicError as exc:
             raise classify(exc) from exc
+        except TypeError as exc:
+            # The SDK raises a bare TypeError when it finds no credentials at all.
+            if "authentication" not in str(exc):
+                raise
+            raise LLMPermanentError(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
         try:
             return self._answer(message, request.tool_name)
         except (AttributeError, TypeError) as exc:

@@ -64,7 +64,7 @@ class AnthropicTokenCounter:
                 model=model, messages=[{"role": "user", "content": data.decode("utf-8", errors="replace")}]
             )
             tokens = int(result.input_tokens)
-        except anthropic.AnthropicError as exc:
+        except (anthropic.AnthropicError, TypeError) as exc:  # TypeError: the SDK found no credentials
             log.warning("token_count.fallback", error=type(exc).__name__, detail=str(exc)[:200])
             with self._lock:
                 self._down_until = self._clock() + self._cooldown

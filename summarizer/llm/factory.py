@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-import anthropic
-
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
 from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
-from summarizer.llm.anthropic_adapter import AnthropicLLM
+from summarizer.llm.anthropic_adapter import AnthropicLLM, make_client
 from summarizer.llm.anthropic_counter import AnthropicTokenCounter
 from summarizer.llm.fake import FakeLLM, parse_faults
 from summarizer.llm.offline import OfflineLLM
@@ -39,7 +37,7 @@ def build_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> L
 
 def build_token_counter(settings: Settings) -> TokenCounter:
     if settings.token_counter == "anthropic":
-        client = anthropic.Anthropic(timeout=min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT), max_retries=0)
+        client = make_client(min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT), max_retries=0)
         return AnthropicTokenCounter(client, settings.model)
     return ByteEstimateCounter()
 

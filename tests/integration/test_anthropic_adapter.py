@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import anthropic
 import pytest
@@ -225,3 +226,27 @@ def test_retry_after_header_forms() -> None:
     assert value is not None
     assert 50 < value <= 60
     assert retry_after_seconds({}) is None
+
+
+def _no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_no_credentials_at_request_time_is_permanent_and_counting_falls_back(
+    api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _no_credentials(monkeypatch)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no config files either
+    client = anthropic.Anthropic(base_url=api.base_url, max_retries=0, timeout=2)
+    with pytest.raises(LLMPermanentError, match="no Anthropic credentials"):
+        AnthropicLLM(client, MODEL).complete(request(exchange(1)))
+    assert AnthropicTokenCounter(client, MODEL).count("anthropic", "", b"12345678") == 2
+    assert api.requests == []
+
+
+def test_broken_credentials_config_fails_at_startup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _no_credentials(monkeypatch)
+    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path))  # a config dir without a profile
+    with pytest.raises(LLMPermanentError, match="no Anthropic credentials"):
+        build_llm(load_settings(llm="anthropic"))
