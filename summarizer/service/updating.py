@@ -36,6 +36,7 @@ from summarizer.engine.model import Summary, items_from_json
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
+from summarizer.storage.queue_upsert import PENDING
 from summarizer.storage.reading import SummaryRecord, load_exchange_messages, load_summary
 from summarizer.storage.schema import agents, exchanges
 from summarizer.storage.summaries import (
@@ -86,6 +87,8 @@ class RunResult:
     version: int | None = None
     exchanges: int = 0
     error: str | None = None
+    requeued: bool = False
+    """The row is pending again and due now (more work, or a stale result): worth an immediate wake-up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +187,8 @@ class UpdateService:
             return self._fail(claim, started, exc, None, ())
         if not batch.ready:
             with self.db.write() as conn:
-                queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
-            return RunResult(claim.agent_id, Outcome.IDLE)
+                state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
+            return RunResult(claim.agent_id, Outcome.IDLE, requeued=state == PENDING)
         try:
             outcome = self.engine.update(
                 to_engine_summary(batch.summary), claim.agent_id, batch.exchanges, self._clock()
@@ -200,7 +203,8 @@ class UpdateService:
                 with self.db.write() as conn:
                     queue.release(conn, claim.agent_id, claim.token, self._clock(), reason=_error_text(exc))
             log.info("update.discarded", reason=str(exc), lost_claim=lost)
-            return RunResult(claim.agent_id, Outcome.LOST if lost else Outcome.STALE, error=str(exc))
+            verdict = Outcome.LOST if lost else Outcome.STALE
+            return RunResult(claim.agent_id, verdict, error=str(exc), requeued=not lost)
 
     def load_batch(self, agent_id: str, now: datetime) -> Batch:
         """The summary and the oldest evicted, unsummarized exchanges, bounded by count and input tokens.
@@ -296,7 +300,7 @@ class UpdateService:
                 ),
             )
             more = unsummarized_count(conn, claim.agent_id) >= self.config.batch_size
-            queue.complete(conn, claim.agent_id, claim.token, finished, more_work=more)
+            state = queue.complete(conn, claim.agent_id, claim.token, finished, more_work=more)
             resolved = alerts.resolve(
                 conn, kind=alerts.SUMMARY_UPDATES_FAILING, agent_id=claim.agent_id, now=finished
             )
@@ -312,7 +316,13 @@ class UpdateService:
             truncated=outcome.truncated,
             ms=round((finished - started).total_seconds() * 1000),
         )
-        return RunResult(claim.agent_id, Outcome.OK, version=new.version, exchanges=len(batch.exchanges))
+        return RunResult(
+            claim.agent_id,
+            Outcome.OK,
+            version=new.version,
+            exchanges=len(batch.exchanges),
+            requeued=state == PENDING,
+        )
 
     # ----- failures ---------------------------------------------------------------------------------
 

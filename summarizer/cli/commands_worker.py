@@ -1,0 +1,121 @@
+"""`summarizer worker | beat | drain | queue | requeue`: running and operating the summary workers.
+
+`worker` and `beat` hand over to `celery -A workers.app ...` in place of this process (exec), so signals
+reach Celery directly and the `summarizer` package never imports `workers`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from summarizer.composition import build_database, build_update_service
+from summarizer.settings import load_settings
+from summarizer.storage import queue as queue_rows
+from summarizer.storage.conversations import utcnow
+from summarizer.storage.migrations import ensure_schema
+
+CELERY_APP = "workers.app"
+
+
+def _exec_celery(args: list[str]) -> None:
+    argv = [sys.executable, "-m", "celery", "-A", CELERY_APP, *args]
+    os.execv(sys.executable, argv)
+
+
+@click.command()
+@click.option(
+    "--concurrency", "-c", type=int, help="Concurrent updates (default SUMMARIZER_WORKER_CONCURRENCY)."
+)
+@click.option("--pool", "-P", help="threads | prefork | solo | gevent (default SUMMARIZER_WORKER_POOL).")
+@click.option(
+    "--beat/--no-beat",
+    "with_beat",
+    default=None,
+    help="Run the beat in this worker (default: embedded mode only).",
+)
+@click.option("--hostname", "-n", help="Worker node name (default: celery@HOST).")
+@click.option("--loglevel", "-l", default="INFO", show_default=True)
+def worker(
+    concurrency: int | None, pool: str | None, with_beat: bool | None, hostname: str | None, loglevel: str
+) -> None:
+    """Run a summary worker (the same as `celery -A workers.app worker`)."""
+    settings = load_settings()
+    ensure_schema(build_database(settings), auto_upgrade=settings.embedded_database)
+    args = ["worker", "-l", loglevel, "-Q", "summarizer"]
+    if concurrency:
+        args += ["-c", str(concurrency)]
+    if pool:
+        args += ["-P", pool]
+    if hostname:
+        args += ["-n", hostname]
+    if with_beat if with_beat is not None else not settings.broker_url:
+        args.append("-B")
+    _exec_celery(args)
+
+
+@click.command()
+@click.option("--loglevel", "-l", default="INFO", show_default=True)
+def beat(loglevel: str) -> None:
+    """Run the scheduler (dispatcher, aging, lease rescue). Exactly one may run: a second one exits."""
+    _exec_celery(["beat", "-l", loglevel])
+
+
+@click.command()
+@click.option("--agent", "agent_id", help="Only this agent's row.")
+@click.option("--max-runs", type=int, help="Stop after this many updates.")
+def drain(agent_id: str | None, max_runs: int | None) -> None:
+    """Process every due queue row in this process, then exit (scripts, tests, backfills)."""
+    settings = load_settings()
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    report = build_update_service(settings, db).drain(agent_id, max_runs)
+    detail = ", ".join(f"{k}: {v}" for k, v in sorted(report.by_outcome.items())) or "nothing was due"
+    click.echo(f"drained {report.runs} update(s) ({detail})")
+
+
+@click.command("queue")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--state", "states", multiple=True, help="Only rows in this state (repeatable).")
+def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
+    """The summary update queue: one row per agent."""
+    settings = load_settings()
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    with db.read() as conn:
+        rows = queue_rows.list_rows(conn, states=states or None)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in rows], indent=2))
+        return
+    if not rows:
+        click.echo("queue is empty")
+        return
+    now = utcnow()
+    for r in rows:
+        wait = (r.available_at - now).total_seconds()
+        due = "due" if wait <= 0 else f"in {wait:.0f}s"
+        error = f"  last error: {r.last_error}" if r.last_error and r.state != "idle" else ""
+        click.echo(
+            f"{r.agent_id:<30} {r.state:<8} {due:<10} attempts={r.attempts} "
+            f"failures={r.consecutive_failures} priority={r.priority}{error}"
+        )
+
+
+@click.command()
+@click.argument("agent_id")
+def requeue(agent_id: str) -> None:
+    """Re-arm AGENT's summary updates (after it was parked as failed)."""
+    settings = load_settings()
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    with db.write() as conn:
+        previous = queue_rows.requeue(conn, agent_id, utcnow())
+    if previous is None:
+        raise click.ClickException(f"unknown agent {agent_id!r}")
+    if previous == "running":
+        click.echo(f"{agent_id}: an update is running; it will be re-queued if it fails")
+        return
+    click.echo(f"{agent_id}: {previous} -> pending")

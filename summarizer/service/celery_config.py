@@ -1,0 +1,91 @@
+"""The Celery configuration, derived from Settings; shared by the worker app and by wake-up senders.
+
+It lives here rather than in `workers` so that the host side (which must never import `workers`) can send
+wake-ups with exactly the broker, queue and serializer the workers consume.
+
+With no SUMMARIZER_BROKER_URL the broker is kombu's filesystem transport in the data directory: no server
+at all, one worker process with its embedded beat. With a Redis URL it is the distributed fleet.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from summarizer.settings import Settings
+
+QUEUE = "summarizer"
+TASK_UPDATE = "summarizer.update_summary"
+TASK_DISPATCH = "summarizer.dispatch"
+TASK_AGE = "summarizer.age_summaries"
+TASK_RESCUE = "summarizer.rescue_leases"
+
+
+def embedded_broker_folder(settings: Settings) -> Path:
+    return settings.data_dir / "broker"
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    embedded = not settings.broker_url
+    time_limit = settings.task_time_limit
+    conf: dict[str, Any] = {
+        "broker_url": settings.broker_url or "filesystem://",
+        "broker_connection_retry_on_startup": True,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "result_serializer": "json",
+        "task_ignore_result": True,
+        "task_default_queue": QUEUE,
+        # The DB is the truth, the message only a wake-up: ack after the work, requeue if the worker dies.
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_time_limit": time_limit,
+        "task_soft_time_limit": max(1.0, time_limit - 10),
+        "worker_pool": settings.worker_pool,
+        "worker_concurrency": settings.worker_concurrency,
+        "worker_hijack_root_logger": False,
+        "worker_send_task_events": not embedded,
+        "task_send_sent_event": not embedded,
+        "beat_schedule": beat_schedule(settings),
+        "beat_schedule_filename": str(settings.data_dir / "celerybeat-schedule"),
+    }
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if embedded:
+        folder = embedded_broker_folder(settings)
+        for sub in ("queue", "processed", "control"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        conf["broker_transport_options"] = {
+            "data_folder_in": str(folder / "queue"),
+            "data_folder_out": str(folder / "queue"),
+            "processed_folder": str(folder / "processed"),
+            "control_folder": str(folder / "control"),
+            "store_processed": False,
+        }
+        conf["worker_enable_remote_control"] = False
+    else:
+        # Redis redelivers an unacked message after the visibility timeout: keep it past the time limit,
+        # or a long task would be delivered twice while still running.
+        conf["broker_transport_options"] = {"visibility_timeout": int(time_limit * 2 + 60)}
+    return conf
+
+
+def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
+    return {
+        "dispatch": {
+            "task": TASK_DISPATCH,
+            "schedule": timedelta(seconds=settings.dispatch_interval),
+            "options": {"expires": max(1.0, settings.dispatch_interval * 2)},
+        },
+        "rescue-leases": {
+            "task": TASK_RESCUE,
+            "schedule": timedelta(seconds=settings.rescue_interval),
+            "options": {"expires": max(1.0, settings.rescue_interval * 2)},
+        },
+        "age-summaries": {
+            "task": TASK_AGE,
+            "schedule": timedelta(seconds=settings.aging_interval),
+            "options": {"expires": max(1.0, settings.aging_interval)},
+        },
+    }

@@ -1,0 +1,26 @@
+"""The Celery app: `celery -A workers.app worker|beat` and `summarizer worker|beat` run this same object.
+
+Nothing is configured at import time: the configuration is built from Settings (the environment) the first
+time Celery reads it, so importing this module is cheap and side-effect free.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery
+
+from summarizer.service.celery_config import celery_config
+from summarizer.settings import load_settings
+
+app = Celery("summarizer", include=["workers.tasks"])
+
+
+@app.on_configure.connect
+def _configure(sender: Celery, **_: Any) -> None:
+    # Runs once, when Celery first needs its configuration; the dict is read right after this returns.
+    sender.config_from_object(celery_config(load_settings()))
+
+
+import workers.beat  # noqa: E402  (registers the single-beat guard on the beat signals)
+import workers.logging  # noqa: E402,F401  (binds task id and name to the structured log context)
