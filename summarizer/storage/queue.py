@@ -162,9 +162,9 @@ def holds_claim(conn: Connection, agent_id: str, token: str, *, lock: bool = Fal
     return conn.execute(stmt).first() is not None
 
 
-def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more_work: bool) -> bool:
+def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more_work: bool) -> str | None:
     """Finish a successful run. The row goes back to `pending` when evictions arrived meanwhile (`dirty`)
-    or `more_work` remains, else `idle`. False when the token is no longer the row's claim."""
+    or `more_work` remains, else `idle`. Returns the new state; None when the token is no longer the claim."""
     again = or_(q.c.dirty.is_(True), literal(more_work))
     result = conn.execute(
         update(q)
@@ -182,8 +182,10 @@ def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more
             last_error=None,
             updated_at=now,
         )
+        .returning(q.c.state)
     )
-    return result.rowcount == 1
+    state = result.scalar()
+    return None if state is None else str(state)
 
 
 def release(conn: Connection, agent_id: str, token: str, now: datetime, *, reason: str | None = None) -> bool:
@@ -204,7 +206,7 @@ def release(conn: Connection, agent_id: str, token: str, now: datetime, *, reaso
     return result.rowcount == 1
 
 
-def finish_idle(conn: Connection, agent_id: str, token: str, now: datetime) -> bool:
+def finish_idle(conn: Connection, agent_id: str, token: str, now: datetime) -> str | None:
     """No batch was ready (a batch still filling): back to `idle`, or `pending` if dirty."""
     return complete(conn, agent_id, token, now, more_work=False)
 
