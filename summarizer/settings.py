@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     )
     model: str = Field(default=DEFAULT_MODEL, description="Model for summary updates")
     token_provider: str = Field(default="", description="Provider name passed to the token counter")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Log level of workers and beat (the CLI logs warnings and above)"
+    )
     # Summary engine and LLM adapters.
     llm_timeout: float = Field(default=60.0, gt=0, description="Seconds one LLM request may take")
     llm_max_retries: int = Field(

@@ -11,6 +11,7 @@ from summarizer.cli.commands_db import db
 from summarizer.cli.commands_demo import demo
 from summarizer.cli.commands_worker import beat, drain, queue_command, requeue, worker
 from summarizer.domain.errors import InvalidMessage, SummarizerError
+from summarizer.logs import configure_logging
 from summarizer.settings import SettingsError
 
 EXIT_FAILURE = 1
@@ -28,6 +29,7 @@ for command in (db, ingest, history, context, agent, demo, worker, beat, drain, 
 
 
 def main() -> None:
+    configure_logging(level="WARNING")
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:

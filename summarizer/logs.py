@@ -1,0 +1,103 @@
+"""Structured logging for every process: JSON when output is not a terminal, readable columns when it is.
+
+Every line carries an event name (a stable, machine-readable first argument such as "summary.truncated"),
+a UTC timestamp and a level, plus whatever context is bound (agent_id, task_id...). Secrets are masked
+before rendering: API keys, passwords inside URLs, authorization headers and any value under a key that
+names a secret. Standard-library log records (Celery, Alembic) go through the same pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Mapping, MutableMapping
+from typing import Any
+
+import structlog
+
+MASK = "***"
+SECRET_KEY_PATTERN = re.compile(
+    r"(api[_-]?key|authorization|password|passwd|secret|token|credentials?|auth)$", re.I
+)
+NOT_SECRET_KEYS = frozenset(
+    {"tokens", "llm_input_tokens", "llm_output_tokens", "summary_tokens", "max_tokens"}
+)
+SECRET_PATTERNS = (
+    # A password between "user:" and "@" in any scheme://user:password@host URL.
+    (
+        re.compile(r"(?P<head>[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)[^@\s]+(?P<tail>@)"),
+        rf"\g<head>{MASK}\g<tail>",
+    ),
+    # Anthropic-style and other "sk-..." API keys.
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), MASK),
+    # Authorization header values: Bearer / Basic credentials.
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), rf"\1 {MASK}"),
+    # key=value and "key": "value" forms for secret-looking keys inside free text.
+    (
+        re.compile(
+            r"(?i)\b(api[_-]?key|x-api-key|password|secret|authorization)(\"?\s*[:=]\s*\"?)([^\s\",;&]+)"
+        ),
+        rf"\1\2{MASK}",
+    ),
+)
+
+
+def redact_text(text: str) -> str:
+    for pattern, replacement in SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _redact_value(key: str, value: Any) -> Any:
+    if isinstance(key, str) and key.lower() not in NOT_SECRET_KEYS and SECRET_KEY_PATTERN.search(key):
+        return MASK if value not in (None, "") else value
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {k: _redact_value(str(k), v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_redact_value("", v) for v in value)
+    return value
+
+
+def redact_secrets(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """structlog processor: mask secrets in every value of the event, recursively."""
+    for key in list(event_dict):
+        event_dict[key] = _redact_value(key, event_dict[key])
+    return event_dict
+
+
+def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
+    """Configure structlog and the standard library once per process (call where the process starts)."""
+    as_json = not sys.stderr.isatty() if json is None else json
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        redact_secrets,
+    ]
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if as_json
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
