@@ -15,6 +15,7 @@ import structlog
 from summarizer.domain.errors import SummarizerError
 from summarizer.domain.kinds import Kind, parse_kind
 from summarizer.domain.messages import NewMessage, StoredMessage
+from summarizer.engine.render import NO_SUMMARY_YET, SUMMARY_UNAVAILABLE
 from summarizer.storage.conversations import ConversationStore, IngestReport, UnknownAgent, utcnow
 from summarizer.storage.database import Database
 from summarizer.storage.reading import (
@@ -28,8 +29,6 @@ from summarizer.storage.reading import (
 
 log = structlog.get_logger(__name__)
 
-NO_SUMMARY_YET = "[No summary yet: nothing has left the window]"
-SUMMARY_UNAVAILABLE = "[Summary temporarily unavailable]"
 
 SummaryRenderer = Callable[[SummaryRecord, datetime], str]
 """Turns a stored summary into the text a host sends; supplied by the summary engine."""

@@ -7,13 +7,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from summarizer.api import Summarizer
-from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
+from summarizer.domain.tokens import TokenCounter
 from summarizer.settings import Settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
 from summarizer.storage.reading import SummaryRecord
 
 if TYPE_CHECKING:
+    from summarizer.engine.model import Summary
     from summarizer.service.updating import UpdateService, WorkerConfig
 
 
@@ -22,7 +23,10 @@ def build_database(settings: Settings) -> Database:
 
 
 def build_token_counter(settings: Settings) -> TokenCounter:
-    return ByteEstimateCounter()
+    """The counter for window budgets and the summary cap (`SUMMARIZER_TOKEN_COUNTER`)."""
+    from summarizer.llm.factory import build_token_counter as counter_from_settings
+
+    return counter_from_settings(settings)
 
 
 def build_store(settings: Settings, db: Database) -> ConversationStore:
@@ -37,8 +41,24 @@ def build_store(settings: Settings, db: Database) -> ConversationStore:
 
 
 def render_summary(record: SummaryRecord, now: datetime) -> str:
-    lines = [f"- {item.get('text', '')}" for item in record.items]
-    return "\n".join(lines)
+    """The stored summary as the Markdown a host sends, with times relative to `now`."""
+    from summarizer.engine.render import render_summary as render
+
+    return render(summary_from_record(record), now)
+
+
+def summary_from_record(record: SummaryRecord) -> Summary:
+    from summarizer.engine.model import Summary, items_from_json
+
+    return Summary(
+        agent_id=record.agent_id,
+        version=record.version,
+        items=items_from_json(record.items),
+        covered_through_exchange_id=record.covered_through_exchange_id,
+        token_count=record.token_count,
+        updated_at=record.updated_at,
+        last_aged_on=record.last_aged_on,
+    )
 
 
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:
@@ -75,7 +95,9 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
     from summarizer.llm.factory import build_engine
     from summarizer.service.updating import UpdateService
 
-    return UpdateService(db or build_database(settings), build_engine(settings), build_worker_config(settings))
+    return UpdateService(
+        db or build_database(settings), build_engine(settings), build_worker_config(settings)
+    )
 
 
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from summarizer.domain.messages import StoredMessage
+from summarizer.engine.model import Summary, Tier
 from summarizer.humanize import age, tokens_short
 from summarizer.storage.reading import ExchangeView, HistoryView
 
@@ -78,4 +79,23 @@ def message_json(m: StoredMessage) -> dict[str, Any]:
         "exchange_id": m.exchange_id,
         "created_at": m.created_at.isoformat(),
         "tokens": m.tokens,
+    }
+
+
+def summary_json(summary: Summary | None, agent_id: str, markdown: str, max_tokens: int) -> dict[str, Any]:
+    """The `summarizer summary --json` document; tiers hold items youngest tier first."""
+    tiers: dict[str, list[dict[str, Any]]] = {tier.value: [] for tier in Tier}
+    for item in summary.items if summary else ():
+        data = item.to_dict()
+        del data["tier"]
+        tiers[item.tier.value].append(data)
+    return {
+        "agent_id": agent_id,
+        "version": summary.version if summary else None,
+        "token_count": summary.token_count if summary else 0,
+        "max_tokens": max_tokens,
+        "covered_through_exchange_id": summary.covered_through_exchange_id if summary else None,
+        "updated_at": _iso(summary.updated_at) if summary else None,
+        "tiers": tiers,
+        "markdown": markdown,
     }

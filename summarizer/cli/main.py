@@ -9,6 +9,7 @@ import click
 from summarizer.cli.commands_conversation import agent, context, history, ingest
 from summarizer.cli.commands_db import db
 from summarizer.cli.commands_demo import demo
+from summarizer.cli.commands_summary import summary
 from summarizer.cli.commands_worker import beat, drain, queue_command, requeue, worker
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.logs import configure_logging
@@ -24,7 +25,7 @@ def cli() -> None:
     """Sliding-window conversation store and background summary workers for long-running LLM agents."""
 
 
-for command in (db, ingest, history, context, agent, demo, worker, beat, drain, queue_command, requeue):
+for command in (db, ingest, history, context, agent, demo, summary, worker, beat, drain, queue_command, requeue):
     cli.add_command(command)
 
 

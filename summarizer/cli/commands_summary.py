@@ -1,0 +1,49 @@
+"""`summarizer summary`: the tiered summary an agent's host sends along with its window."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import click
+
+from summarizer.cli.runtime import open_runtime
+from summarizer.composition import summary_from_record
+from summarizer.engine.render import render_summary
+from summarizer.storage.conversations import UnknownAgent
+from summarizer.storage.reading import agent_exists, load_summary
+from summarizer.views import summary_json
+
+
+def parse_now(value: str | None) -> datetime:
+    """`--now` as an aware datetime (a value without a zone is taken as UTC)."""
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(
+            f"expected an ISO-8601 timestamp, got {value!r}", param_hint="--now"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@click.command()
+@click.argument("agent_id")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--now", "now_text", metavar="TS", help="Render relative times as of this ISO-8601 moment.")
+def summary(agent_id: str, as_json: bool, now_text: str | None) -> None:
+    """Print AGENT_ID's latest committed summary (Markdown, or JSON with --json)."""
+    now = parse_now(now_text)
+    rt = open_runtime()
+    with rt.db.read() as conn:
+        if not agent_exists(conn, agent_id):
+            raise UnknownAgent(agent_id)
+        record = load_summary(conn, agent_id)
+    current = summary_from_record(record) if record else None
+    markdown = render_summary(current, now)
+    if as_json:
+        payload = summary_json(current, agent_id, markdown, rt.settings.summary_max_tokens)
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        click.echo(markdown)
