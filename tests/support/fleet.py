@@ -6,6 +6,7 @@ Waits are on conditions (`wait_for`), never fixed sleeps.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -131,10 +132,8 @@ class Fleet:
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         proc = self.procs.pop(name)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            pass
         proc.wait(15)
 
     def log(self, name: str) -> str:

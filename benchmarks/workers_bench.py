@@ -1,0 +1,172 @@
+# ruff: noqa: B023  (closures run inside the single iteration of the database generator)
+"""Worker fleet benchmark: real PostgreSQL, a private Redis, Celery worker processes, a fake/offline LLM.
+
+    uv run python benchmarks/workers_bench.py throughput   # (a) updates/s, zero-latency LLM, 2 workers
+    uv run python benchmarks/workers_bench.py latency      # (b) 1 s LLM, C concurrent slots
+    uv run python benchmarks/workers_bench.py cost         # (c) LLM calls/tokens against a naive baseline
+    uv run python benchmarks/workers_bench.py rss          # (d) worker RSS over 10k updates
+
+Conversations are loaded first with every queue row parked as idle; the clock starts when all rows are
+flipped to pending in one statement and woken, and stops when every evicted exchange is folded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select, text, update
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import NewMessage
+from summarizer.service.wakeup import CeleryWakeup
+from summarizer.settings import load_settings
+from summarizer.storage.database import Database
+from summarizer.storage.schema import exchanges, summary_runs, summary_update_queue
+from tests.support.fleet import Fleet, RedisServer, wait_for
+from tests.support.services import fresh_postgres_database, migrate
+from tests.support.workload import WINDOW_TOKENS, make_store
+
+
+def load(db: Database, agents: int, per_agent: int) -> int:
+    store = make_store(db, batch_size=3)
+    for n in range(agents):
+        batch = []
+        for i in range(1, per_agent + 1):
+            batch += [
+                NewMessage(Kind.USER, f"Please implement feature {i} of service {n} with tests.", tokens=10),
+                NewMessage(
+                    Kind.ASSISTANT,
+                    f"Implemented feature {i}; the tests pass and the API is documented.",
+                    tokens=10,
+                ),
+            ]
+        store.record(f"bench-{n}", batch)
+    with db.write() as conn:
+        conn.execute(update(summary_update_queue).values(state="idle"))
+        return int(conn.execute(select(func.count()).where(exchanges.c.evicted_at.is_not(None))).scalar_one())
+
+
+def folded(db: Database) -> int:
+    with db.read() as conn:
+        return int(
+            conn.execute(
+                select(func.count()).where(exchanges.c.summarized_in_version.is_not(None))
+            ).scalar_one()
+        )
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def run(
+    mode: str, agents: int, per_agent: int, workers: int, concurrency: int, latency: float, batch: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        redis = RedisServer(tmp_path)
+        redis.start()
+        for url in fresh_postgres_database("summarizer_bench"):
+            migrate(url)
+            db = Database(url, pool_size=2)
+            evicted = load(db, agents, per_agent)
+            env = {
+                "SUMMARIZER_DATABASE_URL": url,
+                "SUMMARIZER_BROKER_URL": redis.url,
+                "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
+                "SUMMARIZER_LLM": "fake" if latency else "offline",
+                "SUMMARIZER_FAKE_LLM_LATENCY": str(latency),
+                "SUMMARIZER_MAX_BATCH_EXCHANGES": str(batch),
+                "SUMMARIZER_DISPATCH_INTERVAL": "1",
+                "SUMMARIZER_WINDOW_TOKENS": str(WINDOW_TOKENS),
+            }
+            fleet = Fleet(env, tmp_path)
+            try:
+                pids = [fleet.worker(f"w{i}", concurrency=concurrency).pid for i in range(workers)]
+                fleet.beat()
+                wait_for(lambda: all("ready" in fleet.log(f"w{i}") for i in range(workers)), 60, "workers")
+                rss_start = [rss_kb(p) for p in pids]
+                started = time.monotonic()
+                with db.write() as conn:
+                    conn.execute(update(summary_update_queue).values(state="pending"))
+                wake = CeleryWakeup(load_settings(broker_url=redis.url, data_dir=tmp_path / "data"))
+                wake([f"bench-{n}" for n in range(agents)])
+                wake.close()
+                rss_mid: list[int] = []
+
+                def done() -> bool:
+                    n = folded(db)
+                    if not rss_mid and n >= evicted // 5:
+                        rss_mid.extend(rss_kb(p) for p in pids)
+                    return n >= evicted
+
+                wait_for(done, 3_600, "all exchanges folded")
+                elapsed = time.monotonic() - started
+                rss_end = [rss_kb(p) for p in pids]
+            finally:
+                fleet.close()
+            with db.read() as conn:
+                runs = conn.execute(
+                    select(
+                        func.count(),
+                        func.sum(summary_runs.c.llm_input_tokens),
+                        func.sum(summary_runs.c.llm_output_tokens),
+                        func.avg(summary_runs.c.summary_tokens),
+                    ).where(summary_runs.c.outcome == "ok")
+                ).one()
+                conn.execute(text("SELECT 1"))
+            db.dispose()
+            calls, tokens_in, tokens_out, avg_summary = runs
+            print(f"mode={mode} workers={workers}x{concurrency} llm_latency={latency}s batch={batch}")
+            print(
+                f"  evicted exchanges={evicted} updates={calls} elapsed={elapsed:.2f}s -> {calls / elapsed:.1f} updates/s"
+            )
+            if latency:
+                slots = workers * concurrency
+                print(f"  slots={slots}: {calls / elapsed / slots * 100:.0f}% of {slots} updates/s")
+            # Naive baseline: one call per eviction, each rewriting the full summary (input = summary + exchange).
+            baseline_in = evicted * (int(avg_summary or 0) + 20 + 300)
+            print(f"  LLM calls={calls} (naive baseline {evicted}: ratio {calls / max(evicted, 1):.3f})")
+            print(f"  LLM tokens in={tokens_in} out={tokens_out}; naive baseline in~{baseline_in}")
+            print(f"  worker RSS KiB start={rss_start} at 20%={rss_mid} end={rss_end}")
+        redis.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["throughput", "latency", "cost", "rss"])
+    parser.add_argument("--agents", type=int)
+    parser.add_argument("--exchanges", type=int)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=4)
+    args = parser.parse_args()
+    presets = {
+        "throughput": (300, 32, 0.0, 3),
+        "latency": (64, 8, 1.0, 3),
+        "cost": (100, 32, 0.0, 64),
+        "rss": (1000, 32, 0.0, 3),
+    }
+    agents, per_agent, latency, batch = presets[args.mode]
+    concurrency = args.concurrency if args.mode != "latency" else max(args.concurrency, 16)
+    run(
+        args.mode,
+        args.agents or agents,
+        args.exchanges or per_agent,
+        args.workers,
+        concurrency,
+        latency,
+        batch,
+    )
+
+
+if __name__ == "__main__":
+    main()
