@@ -165,3 +165,43 @@ def test_history_text_lists_evicted_then_window(db: Database) -> None:
     text = history_text(api.history("a"), T0 + timedelta(hours=5))
     assert text.index("[Outside window") < text.index('Exchange 1: "Task 0') < text.index("[Inside window")
     assert 'Exchange 4: "Task 3: do the thing" (current, 30, 5 messages)' in text
+
+
+def test_reads_do_not_wait_for_a_writer_holding_its_lock(db: Database) -> None:
+    """get_context returns while another transaction holds the agent's write lock."""
+    import threading
+
+    from sqlalchemy import select as sa_select
+    from sqlalchemy import update as sa_update
+
+    from summarizer.storage.schema import agents as agents_table
+
+    api = facade(db)
+    feed(api, "a", 2)
+    locked = threading.Event()
+    release = threading.Event()
+
+    def writer() -> None:
+        with db.write() as conn:
+            conn.execute(sa_select(agents_table).where(agents_table.c.id == "a").with_for_update())
+            conn.execute(sa_update(agents_table).where(agents_table.c.id == "a").values(window_budget=70))
+            locked.set()
+            release.wait(timeout=30)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert locked.wait(timeout=10)
+        done = threading.Event()
+        result: list[int] = []
+
+        def reader() -> None:
+            result.append(len(api.get_context("a").messages))
+            done.set()
+
+        threading.Thread(target=reader, daemon=True).start()
+        assert done.wait(timeout=5), "a read waited for the writer's lock"
+        assert result[0] > 0
+    finally:
+        release.set()
+        thread.join(timeout=30)
