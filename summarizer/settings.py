@@ -105,6 +105,14 @@ class Settings(BaseSettings):
     )
     rescue_interval: float = Field(default=30.0, gt=0, description="Seconds between stuck-lease sweeps")
 
+    # Monitoring.
+    flower_basic_auth: str = Field(
+        default="",
+        repr=False,
+        description="Flower's basic auth, user:password (comma-separated for several); "
+        "`summarizer flower` refuses to start without it (or FLOWER_BASIC_AUTH)",
+    )
+
     @field_validator("database_url")
     @classmethod
     def _normalise_database_url(cls, value: str) -> str:

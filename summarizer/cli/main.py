@@ -9,6 +9,7 @@ import click
 from summarizer.cli.commands_conversation import agent, context, history, ingest
 from summarizer.cli.commands_db import db
 from summarizer.cli.commands_demo import demo
+from summarizer.cli.commands_flower import flower
 from summarizer.cli.commands_summary import summary
 from summarizer.cli.commands_worker import beat, drain, queue_command, requeue, worker
 from summarizer.domain.errors import InvalidMessage, SummarizerError
@@ -25,7 +26,21 @@ def cli() -> None:
     """Sliding-window conversation store and background summary workers for long-running LLM agents."""
 
 
-for command in (db, ingest, history, context, agent, demo, summary, worker, beat, drain, queue_command, requeue):
+for command in (
+    db,
+    ingest,
+    history,
+    context,
+    agent,
+    demo,
+    summary,
+    worker,
+    beat,
+    drain,
+    queue_command,
+    requeue,
+    flower,
+):
     cli.add_command(command)
 
 
