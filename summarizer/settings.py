@@ -113,6 +113,59 @@ class Settings(BaseSettings):
         "`summarizer flower` refuses to start without it (or FLOWER_BASIC_AUTH)",
     )
 
+    # Alerts: rules evaluated by beat, and the sinks they are delivered to.
+    alert_failure_rate: float = Field(
+        default=0.05, ge=0, le=1, description="Alert when this share of update runs in the window fails"
+    )
+    alert_min_runs: int = Field(
+        default=20, ge=1, description="Fewest runs in the window before failure rate or averages can alert"
+    )
+    alert_avg_duration_seconds: float = Field(
+        default=30.0, gt=0, description="Alert when completed updates take longer than this on average"
+    )
+    alert_avg_summary_tokens: int = Field(
+        default=9_500, ge=1, description="Alert when updated summaries average more tokens than this"
+    )
+    alert_queue_depth: int = Field(
+        default=50, ge=0, description="Alert when more agents than this are pending, running or parked"
+    )
+    alert_window: str = Field(
+        default="1h", description="Window of runs the rules judge, e.g. 30m, 1h, 1d (bare number: seconds)"
+    )
+    alert_interval: float = Field(default=60.0, gt=0, description="Seconds between alert evaluations (beat)")
+    alert_webhook_url: str = Field(
+        default="",
+        repr=False,
+        description="POST each alert as JSON with a Slack-compatible `text`; empty disables the webhook",
+    )
+    alert_http_timeout: float = Field(default=10.0, gt=0, description="Seconds one webhook request may take")
+    alert_smtp_host: str = Field(default="", description="SMTP server for alert mail; empty disables mail")
+    alert_smtp_port: int = Field(default=587, ge=1, le=65_535, description="SMTP server port")
+    alert_smtp_user: str = Field(default="", description="SMTP login; empty: send without logging in")
+    alert_smtp_password: str = Field(default="", repr=False, description="SMTP password")
+    alert_smtp_from: str = Field(
+        default="", description="Sender address of alert mail; empty: the SMTP user, else summarizer@HOST"
+    )
+    alert_smtp_to: str = Field(default="", description="Recipients of alert mail, comma-separated")
+    alert_smtp_starttls: bool = Field(default=True, description="Upgrade the SMTP connection with STARTTLS")
+    alert_smtp_ssl: bool = Field(
+        default=False, description="Connect with implicit TLS (port 465 style) instead of STARTTLS"
+    )
+    alert_smtp_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds one SMTP conversation may take"
+    )
+    alert_delivery_max_attempts: int = Field(
+        default=5, ge=1, description="Attempts per sink to deliver one alert before giving up"
+    )
+
+    @field_validator("alert_window")
+    @classmethod
+    def _check_alert_window(cls, value: str) -> str:
+        from summarizer.domain.alert_rules import parse_duration
+
+        parse_duration(value)
+        return value.strip()
+
     @field_validator("database_url")
     @classmethod
     def _normalise_database_url(cls, value: str) -> str:
