@@ -54,6 +54,8 @@ def acquire_beat_guard(settings: Settings) -> Any:
 
 
 def _guard(**_: Any) -> None:
+    if _held:  # an embedded beat sends both beat_embedded_init and beat_init
+        return
     settings = load_settings()
     try:
         _held.append(acquire_beat_guard(settings))

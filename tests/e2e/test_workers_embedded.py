@@ -1,0 +1,56 @@
+"""Embedded mode end to end: no servers at all (SQLite + filesystem broker), one `summarizer worker`
+process with its beat; the host wakes it after each eviction and the dispatcher covers lost wake-ups."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from summarizer.composition import build_database
+from summarizer.service.wakeup import CeleryWakeup
+from summarizer.settings import load_settings
+from summarizer.storage.migrations import ensure_schema
+from tests.support.fleet import Fleet, wait_for
+from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[Fleet]:
+    env = {
+        "SUMMARIZER_DATABASE_URL": "",
+        "SUMMARIZER_BROKER_URL": "",
+        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
+        "SUMMARIZER_LLM": "fake",
+        "SUMMARIZER_DISPATCH_INTERVAL": "0.5",
+    }
+    f = Fleet(env, tmp_path)
+    try:
+        yield f
+    finally:
+        f.close()
+
+
+def test_embedded_worker_summarizes_with_no_servers(fleet: Fleet, tmp_path: Path) -> None:
+    settings = load_settings(database_url="", broker_url="", data_dir=tmp_path / "data")
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=True)
+    fleet.cli("worker", "worker", "-c", "2")
+    store = make_store(db)
+    wakeup = CeleryWakeup(settings)
+    agents = ["e1", "e2", "e3"]
+    for agent_id in agents:
+        feed(store, agent_id, 9, on_queued=wakeup)
+    feed(store, "no-wakeup", 9)  # only the dispatcher can find this one
+    wakeup.close()
+    everyone = [*agents, "no-wakeup"]
+    # 7 evictions each; a batch takes what has piled up, and a remainder under BATCH_SIZE may wait.
+    wait_for(lambda: all(facts(db, a).folded >= 6 for a in everyone), 60, "summaries")
+    for agent_id in everyone:
+        assert assert_folded_exactly_once(db, agent_id, complete=False).unsummarized <= 1
+    second_beat = fleet.cli("beat2", "beat")
+    assert second_beat.wait(30) == 3  # the embedded worker's beat holds the guard
+    db.dispose()
