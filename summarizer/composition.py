@@ -14,6 +14,7 @@ from summarizer.storage.database import Database
 from summarizer.storage.reading import SummaryRecord
 
 if TYPE_CHECKING:
+    from summarizer.alerting.service import AlertService
     from summarizer.engine.model import Summary
     from summarizer.service.updating import UpdateService, WorkerConfig
 
@@ -105,3 +106,47 @@ def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:
     from summarizer.service.wakeup import CeleryWakeup
 
     return CeleryWakeup(settings)
+
+
+# ----- alerting (rules evaluated by beat, sinks) --------------------------------------------------------
+
+
+def build_alert_service(settings: Settings, db: Database | None = None) -> AlertService:
+    """Rules with the configured thresholds, and a sink for each one configured (webhook, SMTP)."""
+    from summarizer.alerting.service import AlertService, DeliveryPolicy
+    from summarizer.alerting.sinks import Sink, SmtpConfig, SmtpSink, WebhookSink
+    from summarizer.domain.alert_rules import AlertThresholds, parse_duration
+    from summarizer.settings import SettingsError
+
+    sinks: list[Sink] = []
+    if settings.alert_webhook_url:
+        try:
+            sinks.append(WebhookSink(settings.alert_webhook_url, timeout=settings.alert_http_timeout))
+        except ValueError as exc:
+            raise SettingsError(f"SUMMARIZER_ALERT_WEBHOOK_URL: {exc}") from None
+    if settings.alert_smtp_host:
+        recipients = tuple(a.strip() for a in settings.alert_smtp_to.split(",") if a.strip())
+        if not recipients:
+            raise SettingsError("SUMMARIZER_ALERT_SMTP_TO: alert mail needs at least one recipient")
+        config = SmtpConfig(
+            host=settings.alert_smtp_host,
+            recipients=recipients,
+            port=settings.alert_smtp_port,
+            user=settings.alert_smtp_user,
+            password=settings.alert_smtp_password,
+            sender=settings.alert_smtp_from,
+            starttls=settings.alert_smtp_starttls,
+            use_ssl=settings.alert_smtp_ssl,
+            timeout=settings.alert_smtp_timeout,
+        )
+        sinks.append(SmtpSink(config))
+    thresholds = AlertThresholds(
+        failure_rate=settings.alert_failure_rate,
+        avg_duration_ms=settings.alert_avg_duration_seconds * 1000,
+        avg_summary_tokens=settings.alert_avg_summary_tokens,
+        queue_depth=settings.alert_queue_depth,
+        min_runs=settings.alert_min_runs,
+        window_seconds=parse_duration(settings.alert_window),
+    )
+    policy = DeliveryPolicy(max_attempts=settings.alert_delivery_max_attempts)
+    return AlertService(db or build_database(settings), thresholds, sinks, policy=policy)

@@ -1,0 +1,1 @@
+"""Alerting: the seed's rules evaluated on a schedule, one alert row per incident, and delivery to sinks."""
