@@ -10,6 +10,7 @@ from summarizer.cli.commands_conversation import agent, context, history, ingest
 from summarizer.cli.commands_db import db
 from summarizer.cli.commands_demo import demo
 from summarizer.cli.commands_flower import flower
+from summarizer.cli.commands_ops import alerts, stats
 from summarizer.cli.commands_summary import summary
 from summarizer.cli.commands_worker import beat, drain, queue_command, requeue, worker
 from summarizer.domain.errors import InvalidMessage, SummarizerError
@@ -40,6 +41,8 @@ for command in (
     queue_command,
     requeue,
     flower,
+    stats,
+    alerts,
 ):
     cli.add_command(command)
 

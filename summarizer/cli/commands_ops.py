@@ -1,0 +1,162 @@
+"""`summarizer stats` and `summarizer alerts [ack|check]`: the seed's dashboard and its alerts.
+
+Both read the same figures the alert beat judges (`storage.stats.query_stats`), so what an operator sees
+is what the rules saw.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import click
+
+from summarizer.alerting.service import EvaluationReport
+from summarizer.alerting.store import AlertRecord
+from summarizer.cli.runtime import open_runtime
+from summarizer.composition import build_alert_service
+from summarizer.domain.alert_rules import format_duration, parse_duration
+from summarizer.humanize import age, tokens_short
+from summarizer.storage.stats import UpdateStats, query_stats
+
+
+def _window(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--since") from None
+
+
+def stats_text(s: UpdateStats, label: str, cap: int) -> str:
+    """The seed's dashboard block, plus the queue, LLM cost, paths and truncations."""
+    duration = "n/a" if s.avg_duration_ms is None else f"{s.avg_duration_ms / 1000:.1f}s"
+    cap_text = tokens_short(cap)
+    size = (
+        f"n/a (cap {cap_text} tokens)"
+        if s.avg_summary_tokens is None
+        else f"{tokens_short(round(s.avg_summary_tokens))}/{cap_text} tokens"
+    )
+    paths = ", ".join(f"{path} {n:,}" for path, n in sorted(s.paths.items(), key=lambda p: -p[1])) or "none"
+    q = s.queue
+    return "\n".join(
+        [
+            f"Summary Updates (last {label}):",
+            f"  Completed: {s.updates_completed:,}",
+            f"  Failed: {s.updates_failed:,} ({s.failure_rate:.1%})",
+            f"  Avg duration: {duration}",
+            f"  Avg size: {size}",
+            f"  Queue depth: {s.queue_depth:,} ({q.get('pending', 0):,} pending, "
+            f"{q.get('running', 0):,} running, {q.get('failed', 0):,} parked)",
+            f"  LLM tokens: {s.llm_input_tokens:,} in / {s.llm_output_tokens:,} out",
+            f"  Paths taken: {paths}",
+            f"  Truncations: {s.truncations:,}",
+        ]
+    )
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--since", default="24h", show_default=True, help="Window of runs: e.g. 90m, 24h, 7d.")
+def stats(as_json: bool, since: str) -> None:
+    """Summary update figures over a recent window, and the queue as it is now."""
+    seconds = _window(since)
+    rt = open_runtime()
+    now = datetime.now(UTC)
+    with rt.db.read() as conn:
+        figures = query_stats(conn, since=now - timedelta(seconds=seconds), until=now)
+    label = format_duration(seconds)
+    if as_json:
+        doc = figures.to_json(rt.settings.summary_max_tokens)
+        doc["window"]["label"] = label
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo(stats_text(figures, label, rt.settings.summary_max_tokens))
+
+
+def _delivery_text(delivery: dict[str, Any]) -> str:
+    parts = []
+    for sink, entry in sorted(delivery.items()):
+        if not isinstance(entry, dict):
+            parts.append(f"{sink} {entry}")
+            continue
+        text = f"{sink} {entry.get('status', '?')}"
+        if entry.get("status") != "sent" and entry.get("attempts"):
+            text += f" ({entry['attempts']} attempts: {entry.get('error', '')})"
+        resolution = entry.get("resolution")
+        if isinstance(resolution, dict):
+            text += f", resolution {resolution.get('status', '?')}"
+        parts.append(text)
+    return ", ".join(parts) or "none"
+
+
+def alert_text(record: AlertRecord, now: datetime) -> str:
+    state = (
+        "open" if record.is_open else f"resolved {age(record.resolved_at, now)}" if record.resolved_at else ""
+    )
+    acked = "  [acknowledged]" if record.acknowledged_at else ""
+    agent = f"  agent={record.agent_id}" if record.agent_id else ""
+    return "\n".join(
+        [
+            f"#{record.id:<5} {record.severity:<8} {record.kind:<26} raised {age(record.created_at, now)}, "
+            f"{state}{agent}{acked}",
+            f"       {record.message}",
+            f"       delivery: {_delivery_text(record.delivery)}",
+        ]
+    )
+
+
+@click.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--all", "show_all", is_flag=True, help="Resolved alerts too, not only open ones.")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Newest first.")
+@click.pass_context
+def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> None:
+    """Open alerts (all with --all); `alerts ack ID` acknowledges one, `alerts check` evaluates now."""
+    if ctx.invoked_subcommand is not None:
+        return
+    rt = open_runtime()
+    records = build_alert_service(rt.settings, rt.db).list_alerts(include_resolved=show_all, limit=limit)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in records], indent=2))
+        return
+    if not records:
+        click.echo("no alerts" if show_all else "no open alerts")
+        return
+    now = datetime.now(UTC)
+    click.echo("\n".join(alert_text(r, now) for r in records))
+
+
+@alerts.command("ack")
+@click.argument("alert_id", type=int, metavar="ID")
+def ack(alert_id: int) -> None:
+    """Acknowledge alert ID: it stays open until its condition clears, but is not sent anywhere else."""
+    rt = open_runtime()
+    record = build_alert_service(rt.settings, rt.db).ack(alert_id)
+    assert record.acknowledged_at is not None
+    click.echo(f"alert #{record.id} ({record.kind}) acknowledged at {record.acknowledged_at.isoformat()}")
+
+
+def report_text(report: EvaluationReport) -> str:
+    rules = ", ".join(f"{v.kind} {v.state.value}" for v in report.verdicts) or "not evaluated"
+    lines = [f"rules: {rules}"]
+    if report.raised:
+        lines.append(f"raised: {', '.join(report.raised)}")
+    if report.resolved:
+        lines.append(f"resolved: {', '.join(report.resolved)}")
+    for a in report.attempts:
+        error = f" ({a.error})" if a.error else ""
+        lines.append(f"alert #{a.alert_id} {a.event} -> {a.sink}: {a.status}, attempt {a.attempts}{error}")
+    lines += [f"error: {e}" for e in report.errors]
+    return "\n".join(lines)
+
+
+@alerts.command("check")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def check(as_json: bool) -> None:
+    """Evaluate the rules and deliver pending notices now (what beat does every ALERT_INTERVAL)."""
+    rt = open_runtime()
+    report = build_alert_service(rt.settings, rt.db).evaluate()
+    click.echo(json.dumps(report.to_json(), indent=2) if as_json else report_text(report))
+    if report.errors:
+        raise SystemExit(1)
