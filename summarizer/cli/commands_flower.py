@@ -29,11 +29,14 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 # Flower's own defaults keep every task it ever saw (100 000) and, if persistent, a shelve file on disk.
 # A fleet sends a wake-up per eviction batch, so a smaller in-memory window is enough to debug from and
 # keeps Flower's memory flat; offline workers (restarted containers get new names) leave the dashboard and
-# the Prometheus series after ten minutes. Set as defaults in the environment: the user's FLOWER_* wins.
+# the Prometheus series after ten minutes. The tasks page shows the arguments (the agent id) and the result
+# (the update's outcome), which say more about a summary task than its uuid. Set as defaults in the
+# environment, so the user's own FLOWER_* variables win.
 FLOWER_DEFAULTS: Mapping[str, str] = {
     "FLOWER_PERSISTENT": "False",
     "FLOWER_MAX_TASKS": "10000",
     "FLOWER_PURGE_OFFLINE_WORKERS": "600",
+    "FLOWER_TASKS_COLUMNS": "name,args,state,result,received,runtime,worker,uuid",
 }
 
 

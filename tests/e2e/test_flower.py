@@ -122,6 +122,7 @@ def test_credentials_reach_flower_through_its_environment_not_its_command_line(
     assert env["FLOWER_MAX_TASKS"] == "123"
     assert env["FLOWER_PERSISTENT"] == "False"
     assert env["FLOWER_PURGE_OFFLINE_WORKERS"] == "600"
+    assert env["FLOWER_TASKS_COLUMNS"].startswith("name,args,")
 
 
 def test_flowers_own_variable_is_accepted(
@@ -211,6 +212,7 @@ def stack(
         fleet.cli("flower", "flower", "--port", str(port))
         flower = FlowerClient(port, CREDENTIALS)
         wait_for(lambda: _flower_sees_worker(flower), 60, "Flower to see worker w1")
+        assert flower.get("/api/tasks").status == 200, "Flower does not accept the credentials"
         store = make_store(db)
         for agent_id in AGENTS:
             feed(store, agent_id, 5, on_queued=wakeup)  # 3 evictions: one batch, one wake-up each
@@ -234,6 +236,7 @@ def test_flower_lists_summarizer_tasks_under_readable_names(stack: Stack) -> Non
     for agent_id in AGENTS:  # the arguments are shown too: one wake-up per agent
         assert sum(agent_id in str(t["args"]) for t in updates) == 1, (agent_id, updates)
     assert all(str(t["worker"]).startswith("w1@") for t in updates)
+    assert [t["result"] for t in updates] == ["'ok'"] * len(AGENTS)  # each update folded its batch
     types = stack.flower.get("/api/task/types")
     assert types.status == 200
     assert TASK_UPDATE in types.json()["task-types"]
@@ -300,14 +303,19 @@ def test_tasks_page_in_headless_chromium(stack: Stack, chromium: None, tmp_path:
         browser.send_header_everywhere("Authorization", basic_auth_header(CREDENTIALS))
         browser.open(f"{stack.flower.base}/tasks")
         # The table is filled by an XHR after load; wait for every agent's row, not just the first.
-        wait_for(
-            lambda: all(a in browser.page_text() for a in AGENTS) and TASK_UPDATE in browser.page_text(),
-            30,
-            "the tasks table to list the summary tasks",
-        )
+        try:
+            wait_for(
+                lambda: all(a in browser.page_text() for a in AGENTS) and TASK_UPDATE in browser.page_text(),
+                30,
+                "the tasks table to list the summary tasks",
+            )
+        except AssertionError:
+            browser.screenshot(ARTIFACT.with_name("flower-tasks-failed.png"))  # what the page showed instead
+            raise
         text = browser.page_text()
         assert TASK_AGE in text
         assert "SUCCESS" in text
+        assert "'ok'" in text  # the result column: the update's outcome
         ARTIFACT.unlink(missing_ok=True)
         browser.screenshot(ARTIFACT)
     finally:
