@@ -267,7 +267,7 @@ class AlertService:
             outcome = _after_attempt(entry.get("resolution") or {}, error, now, max_attempts)
             entry["resolution"] = outcome
         delivery[sink.name] = entry
-        fields = {"sink": sink.name, "alert_id": record.id, "kind": record.kind, "event": event}
+        fields = {"sink": sink.name, "alert_id": record.id, "kind": record.kind, "notice": event}
         if outcome["status"] == SENT:
             log.info("alert.delivered", **fields)
         elif outcome["status"] == GAVE_UP:
