@@ -63,9 +63,15 @@ def summary_from_record(record: SummaryRecord) -> Summary:
 
 
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:
+    """The host facade. With a broker configured, each armed queue row also wakes a worker at once;
+    embedded, the worker's own dispatcher picks the row up within SUMMARIZER_DISPATCH_INTERVAL."""
     db = db or build_database(settings)
     return Summarizer(
-        db, build_store(settings, db), default_budget=settings.window_tokens, render_summary=render_summary
+        db,
+        build_store(settings, db),
+        default_budget=settings.window_tokens,
+        render_summary=render_summary,
+        on_queued=build_wakeup(settings) if settings.broker_url else None,
     )
 
 

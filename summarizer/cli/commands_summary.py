@@ -47,3 +47,26 @@ def summary(agent_id: str, as_json: bool, now_text: str | None) -> None:
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         click.echo(markdown)
+
+
+@click.command()
+@click.option("--now", "now_text", metavar="TS", help="Age as of this ISO-8601 moment (default: now).")
+@click.option("--agent", "agent_id", help="Only this agent's summary.")
+def age(now_text: str | None, agent_id: str | None) -> None:
+    """Age summaries: session -> yesterday after 24 h, -> week after 7 days, dropped after 14 days.
+
+    Idempotent per agent and day; beat runs it on a schedule, this runs it now.
+    """
+    from summarizer.composition import build_update_service
+
+    now = parse_now(now_text)
+    rt = open_runtime()
+    if agent_id is not None:
+        with rt.db.read() as conn:
+            if not agent_exists(conn, agent_id):
+                raise UnknownAgent(agent_id)
+    report = build_update_service(rt.settings, rt.db).age(now, agent_id)
+    click.echo(
+        f"aged {report.agents} summary(ies) as of {now.isoformat()}: "
+        f"{report.moved} item(s) moved to an older tier, {report.dropped} dropped (older than 14 days)"
+    )

@@ -11,7 +11,7 @@ from summarizer.cli.commands_db import db
 from summarizer.cli.commands_demo import demo
 from summarizer.cli.commands_flower import flower
 from summarizer.cli.commands_ops import alerts, stats
-from summarizer.cli.commands_summary import summary
+from summarizer.cli.commands_summary import age, summary
 from summarizer.cli.commands_worker import beat, drain, queue_command, requeue, worker
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.logs import configure_logging
@@ -35,6 +35,7 @@ for command in (
     agent,
     demo,
     summary,
+    age,
     worker,
     beat,
     drain,

@@ -108,6 +108,15 @@ class DrainReport:
         self.by_outcome[result.outcome.value] = self.by_outcome.get(result.outcome.value, 0) + 1
 
 
+@dataclass(slots=True)
+class AgingReport:
+    """What one aging pass did: summaries rewritten, items moved to an older tier, items dropped."""
+
+    agents: int = 0
+    moved: int = 0
+    dropped: int = 0
+
+
 class LostClaim(SummarizerError):
     """Our claim token is gone: another worker rescued the row after our lease expired."""
 
@@ -481,31 +490,40 @@ class UpdateService:
         Runs every AGING_INTERVAL, so after downtime the first sweep catches up. A summary that an update
         changed meanwhile fails the version check and is simply picked up by the next sweep.
         """
-        now = self._clock()
-        aged = 0
+        return self.age().agents
+
+    def age(self, now: datetime | None = None, agent_id: str | None = None) -> AgingReport:
+        """Age every summary (or one agent's) as of `now` (default: the clock); returns what moved."""
+        now = now or self._clock()
+        report = AgingReport()
+        if agent_id is not None:
+            self._age_one(agent_id, now, report)
+            return report
         after = ""
         while True:
             with self.db.read() as conn:
                 page = agents_due_for_aging(conn, now.date(), AGING_PAGE, after)
-            for agent_id in page:
-                aged += self._age_one(agent_id, now)
+            for name in page:
+                self._age_one(name, now, report)
             if len(page) < AGING_PAGE:
-                return aged
+                return report
             after = page[-1]
 
-    def _age_one(self, agent_id: str, now: datetime) -> int:
+    def _age_one(self, agent_id: str, now: datetime, report: AgingReport) -> None:
         with self.db.read() as conn:
             summary = to_engine_summary(load_summary(conn, agent_id))
         if summary is None:
-            return 0
+            return
         result = self.engine.age(summary, now)
         if result.skipped:
-            return 0
+            return
         try:
             with self.db.write() as conn:
                 swap_summary(conn, _version_row(result.summary), summary.version)
         except StaleSummary:
-            return 0
+            return
+        report.agents += 1
+        report.moved += result.moved
+        report.dropped += result.dropped
         if result.moved or result.dropped:
             log.info("summary.aged", agent_id=agent_id, moved=result.moved, dropped=result.dropped)
-        return 1

@@ -78,3 +78,14 @@ def test_summary_markdown_and_json_after_drain(tmp_path: Path) -> None:
     missing = run_cli("summary", "nobody", env=env)
     assert missing.returncode == 1
     assert "unknown agent 'nobody'" in missing.stderr
+    aged = run_cli("age", "--now", (now + timedelta(days=3)).isoformat(), env=env)
+    assert aged.returncode == 0, aged.stderr
+    assert aged.stdout.startswith("aged 1 summary(ies)")
+    three_days_on = json.loads(run_cli("summary", "bot", "--json", env=env).stdout)["tiers"]
+    assert three_days_on["session"] == []
+    assert len(three_days_on["yesterday"]) == len(items)
+    again = run_cli("age", "--now", (now + timedelta(days=3)).isoformat(), env=env)
+    assert again.stdout.startswith("aged 0 summary(ies)")  # idempotent for the same day
+    gone = run_cli("age", "--now", (now + timedelta(days=20)).isoformat(), "--agent", "bot", env=env)
+    assert f"{len(items)} dropped" in gone.stdout
+    assert json.loads(run_cli("summary", "bot", "--json", env=env).stdout)["tiers"]["yesterday"] == []
