@@ -1,14 +1,21 @@
-"""`summarizer demo`: the main job on the embedded default.
+"""`summarizer demo`: the main job, on the embedded default or on PostgreSQL + Redis when configured.
 
-It replays the bundled multi-day coding-agent conversation as if it had just happened (timestamps shifted
-so the last message is "now"), day by day, through the sliding window; the summary workers fold what
-leaves the window into the tiered summary; then it ages the summary as of today and prints the summary
-and the history view.
+It migrates, starts a real summary worker with its beat in a child process, replays the bundled
+multi-day coding-agent conversation day by day through the sliding window (as if it had just happened:
+timestamps are shifted so the last message is "now"), waits until the workers have folded every evicted
+exchange into the summary, ages the summary as of today, and prints the tiered summary, the history view
+and the updates dashboard. Ctrl-C stops the worker and exits; no process is left behind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
@@ -16,14 +23,20 @@ from itertools import groupby
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from sqlalchemy import select
 
-from summarizer.cli.runtime import open_runtime
+from summarizer.cli.runtime import Runtime, open_runtime
 from summarizer.composition import build_update_service, render_summary
 from summarizer.domain.messages import NewMessage
+from summarizer.llm.factory import chosen_llm
 from summarizer.storage.reading import load_summary
+from summarizer.storage.schema import agents
 from summarizer.views import history_text
 
 DEMO_AGENT = "demo-agent"
+DRAIN_TIMEOUT_S = 600.0
+POLL_S = 0.25
+STOP_GRACE_S = 15.0
 
 
 def rebased(records: Sequence[tuple[str, NewMessage]], end: datetime) -> list[tuple[str, NewMessage]]:
@@ -42,22 +55,53 @@ def by_day(records: Sequence[tuple[str, NewMessage]]) -> list[tuple[date, list[t
     return [(d, list(group)) for d, group in groupby(records, key=day)]
 
 
-@click.command()
-def demo() -> None:
-    """Replay the bundled multi-day coding-agent conversation and show what the agent keeps of it."""
-    from summarizer.ingest.reader import read_records
-    from summarizer.samples import sample_path
+@contextmanager
+def worker_process(console: Console) -> Iterator[subprocess.Popen[bytes]]:
+    """A real worker with its beat, in its own process group, always stopped on the way out."""
+    env = dict(os.environ)
+    env.setdefault("SUMMARIZER_BATCH_MAX_WAIT", "2")  # flush the last, smaller batch without a 15-minute wait
+    env.setdefault("SUMMARIZER_DISPATCH_INTERVAL", "1")
+    log_path = os.path.join(env.get("SUMMARIZER_DATA_DIR", ".summarizer"), "demo-worker.log")
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    with open(log_path, "ab") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "summarizer", "worker", "--beat", "--loglevel", "WARNING"],
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    console.print(f"started a summary worker with its beat (pid {proc.pid}, log {log_path})")
+    try:
+        yield proc
+    finally:
+        stop_process_group(proc)
 
-    console = Console()
-    rt = open_runtime()
-    records = [
-        (r.agent_id, r.message)
-        for r in read_records(str(sample_path()), "canonical", None, rt.settings.max_message_bytes)
-    ]
-    now = datetime.now(UTC).replace(microsecond=0)
-    days = by_day(rebased(records, now - timedelta(minutes=5)))
-    service = build_update_service(rt.settings, rt.db)
-    stored = skipped = evicted = updates = 0
+
+def stop_process_group(proc: subprocess.Popen[bytes]) -> None:
+    """TERM the worker's whole group (Celery's pool children too), then KILL whatever is left."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            pass
+        except ProcessLookupError:
+            return
+    with suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def waiting_exchanges(rt: Runtime) -> int:
+    with rt.db.read() as conn:
+        value = conn.execute(select(agents.c.unsummarized).where(agents.c.id == DEMO_AGENT)).scalar()
+    return int(value or 0)
+
+
+def replay(rt: Runtime, console: Console, days: list[tuple[date, list[tuple[str, NewMessage]]]]) -> int:
+    total = sum(len(chunk) for _, chunk in days)
+    evicted = 0
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -65,23 +109,81 @@ def demo() -> None:
         TimeElapsedColumn(),
         console=console,
     ) as progress:
-        task = progress.add_task("replaying", total=len(records))
+        task = progress.add_task("replaying", total=total)
         for day, chunk in days:
             progress.update(task, description=f"replaying {day:%a %d %b}")
-            report = rt.summarizer.record_many(chunk)
-            stored, skipped = stored + report.stored, skipped + report.skipped
-            evicted += report.evicted_exchanges
-            updates += service.drain().runs
+            evicted += rt.summarizer.record_many(chunk).evicted_exchanges
             progress.advance(task, len(chunk))
-        updates += service.drain().runs
-    aged = service.age_all()
-    console.print(
-        f"replayed {stored} message(s) over {len(days)} day(s) ({skipped} already stored); "
-        f"{evicted} exchange(s) left the window; {updates} summary update(s); {aged} summary aged"
+    return evicted
+
+
+def wait_for_summaries(rt: Runtime, console: Console, worker: subprocess.Popen[bytes], evicted: int) -> None:
+    deadline = time.monotonic() + DRAIN_TIMEOUT_S
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task("summarizing evicted exchanges", total=evicted)
+        while (left := waiting_exchanges(rt)) > 0:
+            progress.update(task, completed=evicted - left)
+            if worker.poll() is not None:
+                raise click.ClickException(f"the worker stopped (exit {worker.returncode}); see its log")
+            if time.monotonic() > deadline:
+                raise click.ClickException(
+                    f"{left} exchange(s) still unsummarized after {DRAIN_TIMEOUT_S:.0f}s"
+                )
+            time.sleep(POLL_S)
+        progress.update(task, completed=evicted)
+
+
+@click.command()
+def demo() -> None:
+    """Replay a bundled multi-day agent conversation with real workers and show what the agent keeps."""
+    from summarizer.ingest.reader import read_records
+    from summarizer.samples import sample_path
+
+    console = Console(soft_wrap=True)
+    rt = open_runtime()
+    where = (
+        "embedded SQLite + embedded broker" if rt.settings.embedded_database else "the configured database"
     )
+    console.print(f"summarizer demo on {where}; summaries by the {chosen_llm(rt.settings)} LLM")
+    records = [
+        (r.agent_id, r.message)
+        for r in read_records(str(sample_path()), "canonical", None, rt.settings.max_message_bytes)
+    ]
+    days = by_day(rebased(records, datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)))
+    try:
+        with worker_process(console) as worker:
+            evicted = replay(rt, console, days)
+            wait_for_summaries(rt, console, worker, evicted)
+    except KeyboardInterrupt:
+        console.print("interrupted: the worker was stopped; what was recorded stays recorded")
+        sys.exit(130)
+    aging = build_update_service(rt.settings, rt.db).age(datetime.now(UTC), DEMO_AGENT)
+    console.print(
+        f"replayed {len(records)} message(s) over {len(days)} day(s); {evicted} exchange(s) left the window and "
+        f"were summarized; aging moved {aging.moved} item(s) and dropped {aging.dropped} older than 14 days"
+    )
+    now = datetime.now(UTC)
     with rt.db.read() as conn:
         record = load_summary(conn, DEMO_AGENT)
     console.rule("summary")
-    console.print(render_summary(record, datetime.now(UTC)) if record else "(no summary)", markup=False)
+    console.print(render_summary(record, now) if record else "(no summary)", markup=False, highlight=False)
     console.rule("history")
-    console.print(history_text(rt.summarizer.history(DEMO_AGENT), datetime.now(UTC)), markup=False)
+    console.print(history_text(rt.summarizer.history(DEMO_AGENT), now), markup=False, highlight=False)
+    print_dashboard(rt, console)
+
+
+def print_dashboard(rt: Runtime, console: Console) -> None:
+    from summarizer.cli.commands_ops import stats_text
+    from summarizer.storage.stats import query_stats
+
+    now = datetime.now(UTC)
+    with rt.db.read() as conn:
+        figures = query_stats(conn, since=now - timedelta(hours=1), until=now)
+    console.rule("summary updates")
+    console.print(stats_text(figures, "hour", rt.settings.summary_max_tokens), markup=False, highlight=False)

@@ -1,0 +1,83 @@
+"""`summarizer demo`, the README's main job: runs end to end, exits 0, leaves no process behind, stops on Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.acceptance.cli import ROOT, run_cli
+
+
+def processes_using(marker: str) -> list[int]:
+    """Live processes whose environment mentions `marker` (the demo's private data directory)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_until_gone(marker: str, timeout: float = 20.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while (left := processes_using(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def test_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path: Path) -> None:
+    data_dir = str(tmp_path / "demo-data")
+    result = run_cli("demo", env={"SUMMARIZER_DATA_DIR": data_dir, "SUMMARIZER_LLM": "offline"}, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "summaries by the offline LLM" in out
+    assert "exchange(s) left the window and were summarized" in out
+    assert "## Yesterday" in out
+    assert "## This Week" in out
+    assert "Sliding Window (" in out
+    assert "[Outside window - in archival]" in out
+    assert "Completed:" in out
+    assert wait_until_gone(data_dir) == []
+    again = run_cli("summary", "demo-agent", "--json", env={"SUMMARIZER_DATA_DIR": data_dir})
+    assert '"version"' in again.stdout
+
+
+def test_ctrl_c_stops_the_demo_and_its_worker(tmp_path: Path) -> None:
+    data_dir = str(tmp_path / "demo-data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")}
+    env |= {"SUMMARIZER_DATA_DIR": data_dir, "SUMMARIZER_LLM": "fake", "SUMMARIZER_FAKE_LLM_LATENCY": "5"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "summarizer", "demo"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 120
+        seen = ""
+        while "started a summary worker" not in seen and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen += line
+        assert "started a summary worker" in seen, seen
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err[-2000:]
+        assert "interrupted" in seen + out
+        assert wait_until_gone(data_dir) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
