@@ -125,14 +125,22 @@ class ConversationStore:
 
     def record_many(self, records: Iterable[tuple[str, NewMessage]]) -> IngestReport:
         """Record messages for any number of agents in ONE transaction: a bad message stores nothing."""
+        with self.db.write() as conn:
+            return self.record_in(conn, records)
+
+    def record_in(self, conn: Connection, records: Iterable[tuple[str, NewMessage]]) -> IngestReport:
+        """Record inside the CALLER's open transaction: it commits or rolls back with the caller's own writes.
+
+        For hosts that share the database and want their own message row and ours to be one commit. The
+        caller owns the transaction and, after commit, any worker wake-up (`IngestReport.queued_agents`).
+        """
         by_agent: dict[str, list[NewMessage]] = defaultdict(list)
         for agent_id, message in records:
             by_agent[agent_id].append(message)
         report = IngestReport()
-        with self.db.write() as conn:
-            for agent_id, batch in by_agent.items():
-                _check_agent_id(agent_id, batch[0].where)
-                report.agents[agent_id] = self._record_agent(conn, agent_id, batch)
+        for agent_id, batch in by_agent.items():
+            _check_agent_id(agent_id, batch[0].where)
+            report.agents[agent_id] = self._record_agent(conn, agent_id, batch)
         return report
 
     def _record_agent(self, conn: Connection, agent_id: str, batch: list[NewMessage]) -> AgentIngest:

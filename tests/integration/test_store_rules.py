@@ -255,3 +255,23 @@ def test_big_batches_store_the_same_values_as_small_ones(db: Database) -> None:
     assert [m.is_error for m in window[2::3]] == [i % 2 == 0 for i in range(150)]
     assert window[-1].created_at == T0 + timedelta(seconds=149)
     assert window[0].host_id == "h0"
+
+
+def test_record_in_the_callers_transaction_commits_and_rolls_back_with_it(db: Database) -> None:
+    store = store_for(db, budget=100)
+    with db.write() as conn:
+        store.record_in(conn, [("host", m) for m in conversation(2)])
+        assert count(db, messages) == 0  # not visible to other connections before the commit
+    assert count(db, messages) == 9
+
+    class HostFailure(Exception):
+        pass
+
+    def host_transaction() -> None:
+        with db.write() as conn:
+            store.record_in(conn, [("host", m) for m in exchange(10)])
+            raise HostFailure("the host's own write failed after ours")
+
+    with pytest.raises(HostFailure):
+        host_transaction()
+    assert count(db, messages) == 9  # ours went with it
