@@ -1,7 +1,7 @@
 """The README's configuration table, generated from `Settings` so the two cannot drift apart.
 
-    uv run python -m summarizer.settings_table           # print the table
-    uv run python -m summarizer.settings_table --write   # refresh README.md in place
+uv run python -m summarizer.settings_table           # print the table
+uv run python -m summarizer.settings_table --write   # refresh README.md in place
 """
 
 from __future__ import annotations
