@@ -14,11 +14,22 @@ import click
 
 from summarizer.alerting.service import EvaluationReport
 from summarizer.alerting.store import AlertRecord
-from summarizer.cli.runtime import open_runtime
-from summarizer.composition import build_alert_service
+from summarizer.composition import build_alert_service, build_database
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.humanize import age, tokens_short
+from summarizer.settings import Settings, load_settings
+from summarizer.storage.database import Database
+from summarizer.storage.migrations import ensure_schema
 from summarizer.storage.stats import UpdateStats, query_stats
+
+
+def _open() -> tuple[Settings, Database]:
+    """Settings and a database at the current schema; not `open_runtime()`, whose conversation facade
+    would load the LLM SDK (seconds of imports) for commands that only read a few tables."""
+    settings = load_settings()
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    return settings, db
 
 
 def _window(text: str) -> float:
@@ -61,17 +72,17 @@ def stats_text(s: UpdateStats, label: str, cap: int) -> str:
 def stats(as_json: bool, since: str) -> None:
     """Summary update figures over a recent window, and the queue as it is now."""
     seconds = _window(since)
-    rt = open_runtime()
+    settings, db = _open()
     now = datetime.now(UTC)
-    with rt.db.read() as conn:
+    with db.read() as conn:
         figures = query_stats(conn, since=now - timedelta(seconds=seconds), until=now)
     label = format_duration(seconds)
     if as_json:
-        doc = figures.to_json(rt.settings.summary_max_tokens)
+        doc = figures.to_json(settings.summary_max_tokens)
         doc["window"]["label"] = label
         click.echo(json.dumps(doc, indent=2))
     else:
-        click.echo(stats_text(figures, label, rt.settings.summary_max_tokens))
+        click.echo(stats_text(figures, label, settings.summary_max_tokens))
 
 
 def _delivery_text(delivery: dict[str, Any]) -> str:
@@ -115,8 +126,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
     """Open alerts (all with --all); `alerts ack ID` acknowledges one, `alerts check` evaluates now."""
     if ctx.invoked_subcommand is not None:
         return
-    rt = open_runtime()
-    records = build_alert_service(rt.settings, rt.db).list_alerts(include_resolved=show_all, limit=limit)
+    records = build_alert_service(*_open()).list_alerts(include_resolved=show_all, limit=limit)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in records], indent=2))
         return
@@ -131,8 +141,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
 @click.argument("alert_id", type=int, metavar="ID")
 def ack(alert_id: int) -> None:
     """Acknowledge alert ID: it stays open until its condition clears, but is not sent anywhere else."""
-    rt = open_runtime()
-    record = build_alert_service(rt.settings, rt.db).ack(alert_id)
+    record = build_alert_service(*_open()).ack(alert_id)
     assert record.acknowledged_at is not None
     click.echo(f"alert #{record.id} ({record.kind}) acknowledged at {record.acknowledged_at.isoformat()}")
 
@@ -155,8 +164,7 @@ def report_text(report: EvaluationReport) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def check(as_json: bool) -> None:
     """Evaluate the rules and deliver pending notices now (what beat does every ALERT_INTERVAL)."""
-    rt = open_runtime()
-    report = build_alert_service(rt.settings, rt.db).evaluate()
+    report = build_alert_service(*_open()).evaluate()
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else report_text(report))
     if report.errors:
         raise SystemExit(1)
