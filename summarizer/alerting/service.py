@@ -190,11 +190,20 @@ class AlertService:
         since = now - timedelta(seconds=self.thresholds.window_seconds)
         with self.db.read() as conn:
             stats = query_stats(conn, since=since, until=now)
+            open_kinds = store.open_fleet_kinds(conn)
         report.stats = stats
         report.verdicts = assess(stats, self.thresholds)
+        # Only a change needs the write transaction (on SQLite, the database-wide write lock).
+        todo = [
+            v
+            for v in report.verdicts
+            if (v.state is State.FIRING) != (v.kind in open_kinds) and v.state is not State.UNKNOWN
+        ]
+        if not todo:
+            return
         changed: list[tuple[Event, Verdict]] = []
         with self.db.write() as conn:
-            for v in report.verdicts:
+            for v in todo:
                 if v.state is State.FIRING:
                     details = {**v.details, "observed": v.observed, "threshold": v.threshold}
                     if alerts.raise_once(

@@ -94,6 +94,12 @@ def delivery_candidates(conn: Connection, *, resolved_since: datetime) -> list[A
     return [_record(m) for m in conn.execute(stmt).mappings()]
 
 
+def open_fleet_kinds(conn: Connection) -> set[str]:
+    """Kinds of the open alerts that belong to no agent (the fleet-wide rules' incidents)."""
+    stmt = select(alerts.c.kind).where(alerts.c.agent_id.is_(None), alerts.c.resolved_at.is_(None))
+    return set(conn.execute(stmt).scalars())
+
+
 def save_delivery(conn: Connection, alert_id: int, delivery: dict[str, Any]) -> None:
     conn.execute(update(alerts).where(alerts.c.id == alert_id).values(delivery=delivery))
 
