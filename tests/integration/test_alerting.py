@@ -424,3 +424,27 @@ def test_secrets_in_an_alert_message_are_masked_before_they_leave(db: Database) 
         (post,) = hook.wait_for(1)
     assert "hunter2" not in str(post)
     assert "sk-ant-api03" not in str(post)
+
+
+def test_mail_is_not_sent_in_the_clear_when_starttls_is_missing_and_refusals_are_retried(
+    db: Database,
+) -> None:
+    clock = Clock()
+    backlog(db, 3, clock.now)
+    with fake_smtp_server() as server:  # offers no STARTTLS
+        insisting = alert_service(db, clock, [smtp_sink(server, starttls=True)])
+        (attempt,) = insisting.evaluate().attempts
+        assert attempt.status == "failed"
+        assert attempt.error is not None
+        assert "STARTTLS" in attempt.error
+        server.refuse_mail_with = "451 try again later"
+        clock.advance(60)
+        plain = alert_service(db, clock, [smtp_sink(server)])
+        (refused,) = plain.evaluate().attempts
+        assert (refused.status, refused.attempts) == ("failed", 2)
+        assert refused.error is not None
+        assert "451" in refused.error
+        server.refuse_mail_with = None
+        clock.advance(60)
+        assert [a.status for a in plain.evaluate().attempts] == ["sent"]
+        assert len(server.wait_for(1)) == 1
