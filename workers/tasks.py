@@ -11,9 +11,16 @@ from typing import Any
 
 import structlog
 
-from summarizer.service.celery_config import QUEUE, TASK_AGE, TASK_DISPATCH, TASK_RESCUE, TASK_UPDATE
+from summarizer.service.celery_config import (
+    QUEUE,
+    TASK_AGE,
+    TASK_ALERTS,
+    TASK_DISPATCH,
+    TASK_RESCUE,
+    TASK_UPDATE,
+)
 from workers.app import app
-from workers.runtime import service
+from workers.runtime import alert_service, service
 
 log = structlog.get_logger("workers.tasks")
 
@@ -65,3 +72,10 @@ def rescue_leases() -> int:
 @app.task(name=TASK_AGE, ignore_result=True)
 def age_summaries() -> int:
     return service().age_all()
+
+
+@app.task(name=TASK_ALERTS, ignore_result=True)
+def evaluate_alerts() -> int:
+    """Judge the alert rules and deliver what the sinks still owe; the service never raises."""
+    report = alert_service().evaluate()
+    return len(report.raised) + len(report.resolved)

@@ -20,6 +20,7 @@ TASK_UPDATE = "summarizer.update_summary"
 TASK_DISPATCH = "summarizer.dispatch"
 TASK_AGE = "summarizer.age_summaries"
 TASK_RESCUE = "summarizer.rescue_leases"
+TASK_ALERTS = "summarizer.evaluate_alerts"
 
 
 def embedded_broker_folder(settings: Settings) -> Path:
@@ -87,5 +88,10 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": TASK_AGE,
             "schedule": timedelta(seconds=settings.aging_interval),
             "options": {"expires": max(1.0, settings.aging_interval)},
+        },
+        "evaluate-alerts": {
+            "task": TASK_ALERTS,
+            "schedule": timedelta(seconds=settings.alert_interval),
+            "options": {"expires": max(1.0, settings.alert_interval)},
         },
     }

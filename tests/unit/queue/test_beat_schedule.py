@@ -1,0 +1,24 @@
+"""Beat runs every periodic job, alert evaluation included, and the worker knows every task it schedules."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from summarizer.service.celery_config import TASK_AGE, TASK_ALERTS, TASK_DISPATCH, TASK_RESCUE, beat_schedule
+from summarizer.settings import load_settings
+
+
+def test_beat_schedules_dispatch_rescue_aging_and_alerts() -> None:
+    schedule = beat_schedule(load_settings(alert_interval=42, dispatch_interval=2))
+    tasks = {entry["task"]: entry["schedule"] for entry in schedule.values()}
+    assert tasks[TASK_ALERTS] == timedelta(seconds=42)
+    assert tasks[TASK_DISPATCH] == timedelta(seconds=2)
+    assert {TASK_RESCUE, TASK_AGE} <= set(tasks)
+
+
+def test_every_scheduled_task_is_registered_by_the_worker() -> None:
+    import workers.tasks  # noqa: F401  (registers the tasks on the app)
+    from workers.app import app
+
+    scheduled = {entry["task"] for entry in beat_schedule(load_settings()).values()}
+    assert scheduled <= set(app.tasks.keys())
