@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-from summarizer.cli.commands_conversation import agent, context, history, ingest
-from summarizer.cli.commands_db import db
-from summarizer.cli.commands_demo import demo
-from summarizer.cli.commands_flower import flower
-from summarizer.cli.commands_ops import alerts, stats
-from summarizer.cli.commands_summary import age, summary
-from summarizer.cli.commands_worker import beat, drain, queue_command, requeue, worker
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.logs import configure_logging
 from summarizer.settings import SettingsError
@@ -20,32 +14,47 @@ from summarizer.settings import SettingsError
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 
+COMMANDS: dict[str, str] = {
+    "db": "summarizer.cli.commands_db:db",
+    "ingest": "summarizer.cli.commands_conversation:ingest",
+    "history": "summarizer.cli.commands_conversation:history",
+    "context": "summarizer.cli.commands_conversation:context",
+    "agent": "summarizer.cli.commands_conversation:agent",
+    "summary": "summarizer.cli.commands_summary:summary",
+    "age": "summarizer.cli.commands_summary:age",
+    "demo": "summarizer.cli.commands_demo:demo",
+    "worker": "summarizer.cli.commands_worker:worker",
+    "beat": "summarizer.cli.commands_worker:beat",
+    "drain": "summarizer.cli.commands_worker:drain",
+    "queue": "summarizer.cli.commands_worker:queue_command",
+    "requeue": "summarizer.cli.commands_worker:requeue",
+    "flower": "summarizer.cli.commands_flower:flower",
+    "stats": "summarizer.cli.commands_ops:stats",
+    "alerts": "summarizer.cli.commands_ops:alerts",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """Imports a command's module only when that command runs, so `summarizer ingest` never pays for
+    the LLM SDK or Celery: every invocation starts in a fraction of the time."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attribute = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="summarizer")
 def cli() -> None:
     """Sliding-window conversation store and background summary workers for long-running LLM agents."""
-
-
-for command in (
-    db,
-    ingest,
-    history,
-    context,
-    agent,
-    demo,
-    summary,
-    age,
-    worker,
-    beat,
-    drain,
-    queue_command,
-    requeue,
-    flower,
-    stats,
-    alerts,
-):
-    cli.add_command(command)
 
 
 def main() -> None:

@@ -9,8 +9,6 @@ from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
 from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
-from summarizer.llm.anthropic_adapter import AnthropicLLM, make_client
-from summarizer.llm.anthropic_counter import AnthropicTokenCounter
 from summarizer.llm.fake import FakeLLM, parse_faults
 from summarizer.llm.offline import OfflineLLM
 from summarizer.settings import LLMChoice, Settings
@@ -29,6 +27,8 @@ def chosen_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> 
 def build_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> LLM:
     choice = chosen_llm(settings, environ)
     if choice is LLMChoice.ANTHROPIC:
+        from summarizer.llm.anthropic_adapter import AnthropicLLM  # the SDK costs seconds to import
+
         return AnthropicLLM.from_settings(settings)
     if choice is LLMChoice.FAKE:
         return FakeLLM(latency=settings.fake_llm_latency, faults=parse_faults(settings.fake_llm_faults))
@@ -37,6 +37,9 @@ def build_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> L
 
 def build_token_counter(settings: Settings) -> TokenCounter:
     if settings.token_counter == "anthropic":
+        from summarizer.llm.anthropic_adapter import make_client
+        from summarizer.llm.anthropic_counter import AnthropicTokenCounter
+
         client = make_client(min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT), max_retries=0)
         return AnthropicTokenCounter(client, settings.model)
     return ByteEstimateCounter()
