@@ -49,17 +49,12 @@ def render_summary(record: SummaryRecord, now: datetime) -> str:
 
 
 def summary_from_record(record: SummaryRecord) -> Summary:
-    from summarizer.engine.model import Summary, items_from_json
+    """The stored row as the engine's Summary (the same conversion the update service uses)."""
+    from summarizer.service.updating import to_engine_summary
 
-    return Summary(
-        agent_id=record.agent_id,
-        version=record.version,
-        items=items_from_json(record.items),
-        covered_through_exchange_id=record.covered_through_exchange_id,
-        token_count=record.token_count,
-        updated_at=record.updated_at,
-        last_aged_on=record.last_aged_on,
-    )
+    summary = to_engine_summary(record)
+    assert summary is not None
+    return summary
 
 
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:

@@ -99,16 +99,20 @@ def waiting_exchanges(rt: Runtime) -> int:
     return int(value or 0)
 
 
-def replay(rt: Runtime, console: Console, days: list[tuple[date, list[tuple[str, NewMessage]]]]) -> int:
-    total = sum(len(chunk) for _, chunk in days)
-    evicted = 0
-    with Progress(
+def progress_bar(console: Console) -> Progress:
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
-    ) as progress:
+    )
+
+
+def replay(rt: Runtime, console: Console, days: list[tuple[date, list[tuple[str, NewMessage]]]]) -> int:
+    total = sum(len(chunk) for _, chunk in days)
+    evicted = 0
+    with progress_bar(console) as progress:
         task = progress.add_task("replaying", total=total)
         for day, chunk in days:
             progress.update(task, description=f"replaying {day:%a %d %b}")
@@ -119,13 +123,7 @@ def replay(rt: Runtime, console: Console, days: list[tuple[date, list[tuple[str,
 
 def wait_for_summaries(rt: Runtime, console: Console, worker: subprocess.Popen[bytes], evicted: int) -> None:
     deadline = time.monotonic() + DRAIN_TIMEOUT_S
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    ) as progress:
+    with progress_bar(console) as progress:
         task = progress.add_task("summarizing evicted exchanges", total=evicted)
         while (left := waiting_exchanges(rt)) > 0:
             progress.update(task, completed=evicted - left)
