@@ -20,6 +20,8 @@ TASK_UPDATE = "summarizer.update_summary"
 TASK_DISPATCH = "summarizer.dispatch"
 TASK_AGE = "summarizer.age_summaries"
 TASK_RESCUE = "summarizer.rescue_leases"
+# kombu imports it by name when a connection is made, so importing this module stays cheap.
+REDIS_TRANSPORT = "summarizer.service.redis_transport:Transport"
 TASK_ALERTS = "summarizer.evaluate_alerts"
 
 
@@ -69,6 +71,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Redis redelivers an unacked message after the visibility timeout: keep it past the time limit,
         # or a long task would be delivered twice while still running.
         conf["broker_transport_options"] = {"visibility_timeout": int(time_limit * 2 + 60)}
+        if settings.broker_url.startswith("redis://"):
+            # kombu's Redis transport with a fix that keeps a worker alive through a broker outage.
+            conf["broker_transport"] = REDIS_TRANSPORT
     return conf
 
 

@@ -40,6 +40,9 @@ def fleet_env(postgres_url: str, redis: RedisServer, tmp_path: Path, **overrides
         "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
         "SUMMARIZER_LLM": "fake",
         "SUMMARIZER_BATCH_SIZE": "3",
+        # A batch takes every eviction waiting (3 or more), so an agent can end with 1-2 left over; those
+        # are flushed after BATCH_MAX_WAIT, which must be short here (the default is 15 minutes).
+        "SUMMARIZER_BATCH_MAX_WAIT": "1",
         "SUMMARIZER_DISPATCH_INTERVAL": "0.5",
         "SUMMARIZER_RESCUE_INTERVAL": "0.5",
         "SUMMARIZER_RETRY_BASE_SECONDS": "0.2",
