@@ -77,26 +77,36 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     return conf
 
 
+# A periodic message older than its interval is superseded by the next one, so it may expire; but never
+# sooner than this, or a broker that polls (kombu's filesystem transport checks once a second) delivers
+# every message of a short interval already expired, and the job never runs.
+MIN_EXPIRES_SECONDS = 5.0
+
+
+def _expires(seconds: float) -> float:
+    return max(MIN_EXPIRES_SECONDS, seconds)
+
+
 def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     return {
         "dispatch": {
             "task": TASK_DISPATCH,
             "schedule": timedelta(seconds=settings.dispatch_interval),
-            "options": {"expires": max(1.0, settings.dispatch_interval * 2)},
+            "options": {"expires": _expires(settings.dispatch_interval * 2)},
         },
         "rescue-leases": {
             "task": TASK_RESCUE,
             "schedule": timedelta(seconds=settings.rescue_interval),
-            "options": {"expires": max(1.0, settings.rescue_interval * 2)},
+            "options": {"expires": _expires(settings.rescue_interval * 2)},
         },
         "age-summaries": {
             "task": TASK_AGE,
             "schedule": timedelta(seconds=settings.aging_interval),
-            "options": {"expires": max(1.0, settings.aging_interval)},
+            "options": {"expires": _expires(settings.aging_interval)},
         },
         "evaluate-alerts": {
             "task": TASK_ALERTS,
             "schedule": timedelta(seconds=settings.alert_interval),
-            "options": {"expires": max(1.0, settings.alert_interval)},
+            "options": {"expires": _expires(settings.alert_interval)},
         },
     }

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from summarizer.service.celery_config import TASK_AGE, TASK_ALERTS, TASK_DISPATCH, TASK_RESCUE, beat_schedule
+from summarizer.service.celery_config import (
+    MIN_EXPIRES_SECONDS,
+    TASK_AGE,
+    TASK_ALERTS,
+    TASK_DISPATCH,
+    TASK_RESCUE,
+    beat_schedule,
+)
 from summarizer.settings import load_settings
 
 
@@ -22,3 +29,10 @@ def test_every_scheduled_task_is_registered_by_the_worker() -> None:
 
     scheduled = {entry["task"] for entry in beat_schedule(load_settings()).values()}
     assert scheduled <= set(app.tasks.keys())
+
+
+def test_periodic_messages_outlive_a_polling_broker() -> None:
+    """The embedded filesystem broker is polled once a second: a short interval must not expire its jobs."""
+    schedule = beat_schedule(load_settings(dispatch_interval=0.5, rescue_interval=0.5))
+    assert all(entry["options"]["expires"] >= MIN_EXPIRES_SECONDS for entry in schedule.values())
+    assert beat_schedule(load_settings(dispatch_interval=30))["dispatch"]["options"]["expires"] == 60
