@@ -32,7 +32,7 @@ def wake(agent_ids: list[str]) -> None:
 
 @app.task(name=TASK_UPDATE, ignore_result=True)
 def update_summary(agent_id: str) -> str:
-    result = service().run(agent_id)
+    result = service().run_backlog(agent_id)
     if result.requeued:
         wake([agent_id])  # more work behind this batch: no need to wait for the next dispatcher run
     return result.outcome.value

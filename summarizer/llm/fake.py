@@ -3,7 +3,8 @@
 Each call takes the next scripted step: an LLMAnswer, a tool-input dict, an exception to raise, or a
 callable that builds an answer from the request. With the script used up (or none given) it answers like
 the offline summarizer, labelled as the fake, so that long runs need no script at all. Faults can be set
-per call number, and every request is recorded for assertions.
+per call number, and the most recent requests are kept for assertions (a bounded history, so a worker
+running the fake for hours does not grow).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LL
 from summarizer.llm.offline import offline_operations
 
 FAKE_MODEL = "fake-llm"
+HISTORY = 100
 
 Step = LLMAnswer | Mapping[str, Any] | BaseException | Callable[[LLMRequest], LLMAnswer]
 
@@ -54,17 +56,20 @@ class FakeLLM:
         fallback: Callable[[LLMRequest], LLMAnswer] | None = default_answer,
         latency: float = 0.0,
         faults: Mapping[int, BaseException] | None = None,
+        history: int = HISTORY,
     ) -> None:
         self._script: deque[Step] = deque(script)
         self._fallback = fallback
         self._latency = latency
         self._faults = dict(faults or {})
         self._lock = threading.Lock()
-        self.requests: list[LLMRequest] = []
+        self._calls = 0
+        self.requests: deque[LLMRequest] = deque(maxlen=history)
+        """The last `history` requests, oldest first."""
 
     @property
     def calls(self) -> int:
-        return len(self.requests)
+        return self._calls
 
     def push(self, *steps: Step) -> None:
         with self._lock:
@@ -73,7 +78,8 @@ class FakeLLM:
     def complete(self, request: LLMRequest) -> LLMAnswer:
         with self._lock:
             self.requests.append(request)
-            number = len(self.requests)
+            self._calls += 1
+            number = self._calls
             step: Step | None = self._script.popleft() if self._script else None
         if self._latency:
             time.sleep(self._latency)  # simulated model latency, not a wait for a condition

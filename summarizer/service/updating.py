@@ -1,13 +1,14 @@
 """The update service: claim -> load -> engine -> ONE commit, plus the sweeps the beat schedule runs.
 
 Everything a Celery task does lives here, so the same code runs in a worker, in `summarizer drain`, and in
-tests without a broker. Three short transactions per update, none open during the LLM call:
+tests without a broker. Two short transactions per update, none open during the LLM call:
 
-1. claim the agent's queue row (lease + fresh claim token), commit;
-2. read the summary and a batch of evicted, unsummarized exchanges (a plain read);
-3. after the engine answered: lock agent, check the claim token, compare-and-swap the summary version, mark
-   the exchanges folded, write the run record, complete the queue row; commit. Any guard failing rolls the
-   whole write back, so a duplicate, late or rescued run can never fold an exchange in twice.
+1. claim the agent's queue row (lease + fresh claim token) and read the summary and a batch of evicted,
+   unsummarized exchanges; commit (a batch still filling is handed back in the same transaction);
+2. after the engine answered: take the batch off the agent's count (locking the agent row first), complete
+   the queue row if our claim token still holds it, compare-and-swap the summary version, mark the exchanges
+   folded, write the run record; commit. Any guard failing rolls the whole write back, so a duplicate, late
+   or rescued run can never fold an exchange in twice.
 
 Failures become decisions of the pure retry policy: retry later through `available_at`, or park the row
 and raise one alert for the incident. The last good summary is never touched by a failure.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 import random
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,6 +28,7 @@ from typing import Any
 
 import structlog
 from sqlalchemy import Connection, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.domain.messages import EvictedExchange, StoredMessage
@@ -38,17 +41,16 @@ from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import PENDING
 from summarizer.storage.reading import SummaryRecord, load_exchange_messages, load_summary
-from summarizer.storage.schema import agents, exchanges
+from summarizer.storage.schema import agents, exchanges, summaries
 from summarizer.storage.summaries import (
     RunRecord,
     StaleSummary,
     SummaryVersion,
     agents_due_for_aging,
-    lock_agent,
     mark_folded,
     record_run,
     swap_summary,
-    unsummarized_count,
+    take_off_unsummarized,
 )
 
 log = structlog.get_logger("summarizer.worker")
@@ -76,6 +78,8 @@ class WorkerConfig:
     max_batch_exchanges: int = 64
     lease_seconds: float = 360.0
     dispatch_limit: int = 2_000
+    follow_on_seconds: float = 1.0
+    """How long one task may go on with the same agent's next full batch before handing it to the broker."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     worker_name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
@@ -175,29 +179,53 @@ class UpdateService:
     def run(self, agent_id: str | None = None) -> RunResult:
         """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
         started = self._clock()
+        batch: Batch | None = None
+        load_error: Exception | None = None
+        idle_state: str | None = None
         with self.db.write() as conn:
             claim = queue.claim(conn, started, self.config.lease_seconds, agent_id)
-            if claim is not None and claim.consecutive_failures > self.config.retry.max_retries:
+            if claim is None:
+                return RunResult(agent_id, Outcome.NOTHING)
+            if claim.consecutive_failures > self.config.retry.max_retries:
                 error = f"{claim.consecutive_failures} attempts died unfinished ({queue.LEASE_EXPIRED_ERROR})"
                 self._park(conn, claim, started, started, claim.consecutive_failures, error)
                 return RunResult(claim.agent_id, Outcome.PARKED, error=error)
-        if claim is None:
-            return RunResult(agent_id, Outcome.NOTHING)
+            # The batch is read in the claim's transaction: one BEGIN/COMMIT (and pool checkout) less.
+            try:
+                batch = self._read_batch(conn, claim.agent_id, started)
+            except SQLAlchemyError:
+                raise  # the transaction is broken: the claim rolls back and the row stays claimable
+            except Exception as exc:  # a row the code cannot take: keep the claim, record the failure
+                load_error = exc
+            if batch is not None and not batch.ready:
+                idle_state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
         structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
         try:
-            return self._process(claim, started)
+            if batch is None:
+                assert load_error is not None
+                return self._fail(claim, started, load_error, None, ())
+            if not batch.ready:
+                return RunResult(claim.agent_id, Outcome.IDLE, requeued=idle_state == PENDING)
+            return self._process(claim, started, batch)
         finally:
             structlog.contextvars.unbind_contextvars("agent_id")
 
-    def _process(self, claim: queue.Claim, started: datetime) -> RunResult:
-        try:
-            batch = self.load_batch(claim.agent_id, started)
-        except Exception as exc:
-            return self._fail(claim, started, exc, None, ())
-        if not batch.ready:
-            with self.db.write() as conn:
-                state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
-            return RunResult(claim.agent_id, Outcome.IDLE, requeued=state == PENDING)
+    def run_backlog(self, agent_id: str, budget_seconds: float | None = None) -> RunResult:
+        """`run(agent_id)`, then the agent's next full batches while they are due and the budget lasts.
+
+        A fast update (no model latency: the offline summarizer, a quick provider) would otherwise pay a
+        broker round trip and a task's overhead for each batch of a backlog. A slow one exhausts the budget
+        in its first update, so with a real model this is one update per task, as before. The last result
+        says whether the row is still due (`requeued`) and needs a wake-up.
+        """
+        budget = self.config.follow_on_seconds if budget_seconds is None else budget_seconds
+        deadline = time.monotonic() + budget
+        result = self.run(agent_id)
+        while result.outcome is Outcome.OK and result.requeued and time.monotonic() < deadline:
+            result = self.run(agent_id)
+        return result
+
+    def _process(self, claim: queue.Claim, started: datetime, batch: Batch) -> RunResult:
         try:
             outcome = self.engine.update(
                 to_engine_summary(batch.summary), claim.agent_id, batch.exchanges, self._clock()
@@ -221,38 +249,64 @@ class UpdateService:
         Ready when a full batch waits, when the oldest has waited past BATCH_MAX_WAIT, or when the batch is
         bounded by size (there is more behind it).
         """
-        cfg = self.config
         with self.db.read() as conn:
-            summary = load_summary(conn, agent_id)
-            agent = conn.execute(
-                select(agents.c.window_start, agents.c.unsummarized, agents.c.unsummarized_since).where(
-                    agents.c.id == agent_id
+            return self._read_batch(conn, agent_id, now)
+
+    def _read_batch(self, conn: Connection, agent_id: str, now: datetime) -> Batch:
+        cfg = self.config
+        agent = (
+            conn.execute(  # the agent and its summary in one round trip
+                select(
+                    agents.c.window_start,
+                    agents.c.unsummarized_since,
+                    summaries.c.version,
+                    summaries.c["items"],
+                    summaries.c.token_count,
+                    summaries.c.covered_through_exchange_id,
+                    summaries.c.last_aged_on,
+                    summaries.c.updated_at,
                 )
-            ).first()
-            if agent is None:
-                return Batch(summary, (), ready=False)
-            covered = (summary.covered_through_exchange_id if summary else None) or 0
-            rows = conn.execute(
-                select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
-                .where(
-                    exchanges.c.agent_id == agent_id,
-                    exchanges.c.id > covered,
-                    exchanges.c.id < agent.window_start,
-                    exchanges.c.evicted_at.is_not(None),
-                )
-                .order_by(exchanges.c.id)
-                .limit(cfg.max_batch_exchanges)
-            ).all()
-            picked: list[Any] = []
-            total = 0
-            for r in rows:
-                if picked and total + r.tokens > cfg.max_batch_input_tokens:
-                    break
-                picked.append(r)
-                total += r.tokens
-            if not picked:
-                return Batch(summary, (), ready=False)
-            messages = load_exchange_messages(conn, agent_id, picked[0].id, picked[-1].id)
+                .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
+                .where(agents.c.id == agent_id)
+            )
+            .mappings()
+            .first()
+        )
+        if agent is None:
+            return Batch(None, (), ready=False)
+        summary = None
+        if agent["version"] is not None:
+            summary = SummaryRecord(
+                agent_id=agent_id,
+                version=agent["version"],
+                items=list(agent["items"]),
+                token_count=agent["token_count"],
+                covered_through_exchange_id=agent["covered_through_exchange_id"],
+                last_aged_on=agent["last_aged_on"],
+                updated_at=agent["updated_at"],
+            )
+        covered = (summary.covered_through_exchange_id if summary else None) or 0
+        rows = conn.execute(
+            select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
+            .where(
+                exchanges.c.agent_id == agent_id,
+                exchanges.c.id > covered,
+                exchanges.c.id < agent["window_start"],
+                exchanges.c.evicted_at.is_not(None),
+            )
+            .order_by(exchanges.c.id)
+            .limit(cfg.max_batch_exchanges)
+        ).all()
+        picked: list[Any] = []
+        total = 0
+        for r in rows:
+            if picked and total + r.tokens > cfg.max_batch_input_tokens:
+                break
+            picked.append(r)
+            total += r.tokens
+        if not picked:
+            return Batch(summary, (), ready=False)
+        messages = load_exchange_messages(conn, agent_id, picked[0].id, picked[-1].id)
         by_exchange: dict[int, list[StoredMessage]] = {}
         for m in messages:
             by_exchange.setdefault(m.exchange_id or 0, []).append(m)
@@ -266,7 +320,7 @@ class UpdateService:
             )
             for r in picked
         )
-        since = agent.unsummarized_since
+        since = agent["unsummarized_since"]
         waited = since is not None and (now - since).total_seconds() >= cfg.batch_max_wait
         bounded = len(picked) < len(rows) or len(rows) == cfg.max_batch_exchanges
         ready = len(batch) >= cfg.batch_size or waited or bounded
@@ -279,14 +333,16 @@ class UpdateService:
         first, last = batch.exchanges[0].id, batch.exchanges[-1].id
         new = outcome.summary
         finished = self._clock()
+        count = len(batch.exchanges)
         with self.db.write() as conn:
-            lock_agent(conn, claim.agent_id)
-            if not queue.holds_claim(conn, claim.agent_id, claim.token, lock=True):
+            # The agent row first (the store's lock order), then the queue row: completing it is the claim check.
+            remaining = take_off_unsummarized(conn, claim.agent_id, count, finished)
+            more = remaining >= self.config.batch_size
+            state = queue.complete(conn, claim.agent_id, claim.token, finished, more_work=more)
+            if state is None:
                 raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
             swap_summary(conn, _version_row(new), from_version)
-            mark_folded(
-                conn, claim.agent_id, first, last, new.version, started, expected=len(batch.exchanges)
-            )
+            mark_folded(conn, claim.agent_id, first, last, new.version, expected=count)
             record_run(
                 conn,
                 RunRecord(
@@ -297,7 +353,7 @@ class UpdateService:
                     worker=self.config.worker_name,
                     from_version=from_version,
                     to_version=new.version,
-                    exchange_count=len(batch.exchanges),
+                    exchange_count=count,
                     first_exchange_id=first,
                     last_exchange_id=last,
                     path=outcome.path.value,
@@ -308,8 +364,6 @@ class UpdateService:
                     tokens_before_cap=outcome.tokens_before_cap,
                 ),
             )
-            more = unsummarized_count(conn, claim.agent_id) >= self.config.batch_size
-            state = queue.complete(conn, claim.agent_id, claim.token, finished, more_work=more)
             resolved = alerts.resolve(
                 conn, kind=alerts.SUMMARY_UPDATES_FAILING, agent_id=claim.agent_id, now=finished
             )
@@ -329,7 +383,7 @@ class UpdateService:
             claim.agent_id,
             Outcome.OK,
             version=new.version,
-            exchanges=len(batch.exchanges),
+            exchanges=count,
             requeued=state == PENDING,
         )
 

@@ -102,20 +102,11 @@ def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str |
     condition = _claimable(now)
     if agent_id is not None:
         condition = and_(q.c.agent_id == agent_id, condition)
+    pick = select(q.c.agent_id).where(condition).order_by(*_due_order()).limit(1)
     if conn.dialect.name == "postgresql":
-        picked = conn.execute(
-            select(q.c.agent_id)
-            .where(condition)
-            .order_by(*_due_order())
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        ).first()
-        if picked is None:
-            return None
-        target: ColumnElement[bool] = q.c.agent_id == picked.agent_id
-    else:
-        inner = select(q.c.agent_id).where(condition).order_by(*_due_order()).limit(1).scalar_subquery()
-        target = and_(q.c.agent_id == inner, condition)
+        # One statement: the subquery locks the row it picks, skipping rows other claimers hold.
+        pick = pick.with_for_update(skip_locked=True)
+    target = and_(q.c.agent_id == pick.scalar_subquery(), condition)
     token = new_token()
     lease = now + timedelta(seconds=lease_seconds)
     was_running = q.c.state == RUNNING

@@ -62,13 +62,6 @@ class RunRecord:
         return max(0, round((self.finished_at - self.started_at).total_seconds() * 1000))
 
 
-def lock_agent(conn: Connection, agent_id: str) -> None:
-    """Lock the agent row first, in the same order as the conversation store (agent, then queue row), so a
-    summary commit and an ingest of the same agent can never deadlock on PostgreSQL."""
-    if conn.dialect.name == "postgresql":
-        conn.execute(select(agents.c.id).where(agents.c.id == agent_id).with_for_update())
-
-
 def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> None:
     """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
     values = {
@@ -98,14 +91,35 @@ def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> No
         raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
 
 
-def mark_folded(
-    conn: Connection, agent_id: str, first: int, last: int, version: int, now: datetime, *, expected: int
-) -> None:
-    """Mark exchanges first..last as folded into `version` and take them off the agent's unsummarized count.
+def take_off_unsummarized(conn: Connection, agent_id: str, count: int, now: datetime) -> int:
+    """Take `count` folded exchanges off the agent's unsummarized count; returns what is left.
 
-    The oldest remaining unsummarized exchange is taken to have waited since `now` (it arrived while this
-    update ran, or did not fit its batch and is re-queued at once).
+    The first write of an update's commit: it locks the agent row before the queue row, the same order as
+    the conversation store, so a summary commit and an ingest of the same agent can never deadlock on
+    PostgreSQL. The oldest remaining unsummarized exchange is taken to have waited since `now` (it arrived
+    while this update ran, or did not fit its batch and is re-queued at once).
     """
+    left = agents.c.unsummarized - count
+    remaining = conn.execute(
+        update(agents)
+        .where(agents.c.id == agent_id)
+        .values(
+            unsummarized=case((left > 0, left), else_=0),
+            unsummarized_since=case(
+                (left > 0, literal(now, agents.c.unsummarized_since.type)),
+                else_=None,
+            ),
+        )
+        .returning(agents.c.unsummarized)
+    ).scalar()
+    return int(remaining or 0)
+
+
+def mark_folded(
+    conn: Connection, agent_id: str, first: int, last: int, version: int, *, expected: int
+) -> None:
+    """Mark exchanges first..last as folded into `version`; `StaleSummary` unless all `expected` still
+    were unsummarized (another run folded some of them: the whole commit must roll back)."""
     result = conn.execute(
         update(exchanges)
         .where(
@@ -120,23 +134,6 @@ def mark_folded(
         raise StaleSummary(
             f"exchanges {first}..{last} of {agent_id!r}: {result.rowcount} of {expected} still unsummarized"
         )
-    remaining = case((agents.c.unsummarized - expected > 0, agents.c.unsummarized - expected), else_=0)
-    conn.execute(
-        update(agents)
-        .where(agents.c.id == agent_id)
-        .values(
-            unsummarized=remaining,
-            unsummarized_since=case(
-                (agents.c.unsummarized - expected > 0, literal(now, agents.c.unsummarized_since.type)),
-                else_=None,
-            ),
-        )
-    )
-
-
-def unsummarized_count(conn: Connection, agent_id: str) -> int:
-    value = conn.execute(select(agents.c.unsummarized).where(agents.c.id == agent_id)).scalar()
-    return int(value or 0)
 
 
 def record_run(conn: Connection, run: RunRecord) -> None:

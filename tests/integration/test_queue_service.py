@@ -54,6 +54,20 @@ def test_drain_folds_every_evicted_exchange_once(db: Database) -> None:
         assert f.queue_state == "idle"
 
 
+def test_one_task_goes_on_with_the_agents_next_full_batches_while_its_budget_lasts(db: Database) -> None:
+    feed(make_store(db), "a", 12)  # 10 evicted: three full batches of 3, one left waiting
+    svc = service(db, max_batch_exchanges=3)
+    first = svc.run_backlog("a", budget_seconds=0)  # no budget: one batch, the row stays due
+    assert first.outcome is Outcome.OK
+    assert first.requeued
+    assert facts(db, "a").folded == 3
+    last = svc.run_backlog("a", budget_seconds=60)
+    assert last.outcome is Outcome.OK
+    assert not last.requeued  # the one left over waits for BATCH_MAX_WAIT
+    assert facts(db, "a").folded == 9
+    assert_folded_exactly_once(db, "a", complete=False)
+
+
 def test_a_duplicate_wake_up_claims_nothing(db: Database) -> None:
     feed(make_store(db), "a", 6)
     svc = service(db)

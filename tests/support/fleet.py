@@ -105,9 +105,13 @@ class Fleet:
         return proc
 
     def worker(
-        self, name: str, concurrency: int = 4, extra_env: dict[str, str] | None = None
+        self,
+        name: str,
+        concurrency: int = 4,
+        extra_env: dict[str, str] | None = None,
+        pool: str = "threads",
     ) -> subprocess.Popen[bytes]:
-        args = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-P", "threads"]
+        args = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-P", pool]
         args += [
             "-c",
             str(concurrency),

@@ -22,6 +22,15 @@ def test_scripted_steps_are_played_in_order_and_recorded() -> None:
     assert llm.requests[0] is req
 
 
+def test_history_is_bounded_but_calls_count_them_all() -> None:
+    llm = FakeLLM(history=3)
+    requests = [request(exchange(n)) for n in range(1, 6)]
+    for req in requests:
+        llm.complete(req)
+    assert llm.calls == 5
+    assert list(llm.requests) == requests[-3:]
+
+
 def test_without_a_script_the_fake_answers_validly() -> None:
     answer = FakeLLM().complete(request(exchange(1), exchange(2)))
     assert answer.model == FAKE_MODEL
