@@ -109,16 +109,21 @@ def progress_bar(console: Console) -> Progress:
     )
 
 
-def replay(rt: Runtime, console: Console, days: list[tuple[date, list[tuple[str, NewMessage]]]]) -> int:
+def replay(
+    rt: Runtime, console: Console, days: list[tuple[date, list[tuple[str, NewMessage]]]]
+) -> tuple[int, int]:
+    """Record the days in order; returns (messages newly stored, exchanges evicted)."""
     total = sum(len(chunk) for _, chunk in days)
-    evicted = 0
+    stored = evicted = 0
     with progress_bar(console) as progress:
         task = progress.add_task("replaying", total=total)
         for day, chunk in days:
             progress.update(task, description=f"replaying {day:%a %d %b}")
-            evicted += rt.summarizer.record_many(chunk).evicted_exchanges
+            report = rt.summarizer.record_many(chunk)
+            stored += report.stored
+            evicted += report.evicted_exchanges
             progress.advance(task, len(chunk))
-    return evicted
+    return stored, evicted
 
 
 def wait_for_summaries(rt: Runtime, console: Console, worker: subprocess.Popen[bytes], evicted: int) -> None:
@@ -156,14 +161,15 @@ def demo() -> None:
     days = by_day(rebased(records, datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)))
     try:
         with worker_process(console) as worker:
-            evicted = replay(rt, console, days)
+            stored, evicted = replay(rt, console, days)
             wait_for_summaries(rt, console, worker, evicted)
     except KeyboardInterrupt:
         console.print("interrupted: the worker was stopped; what was recorded stays recorded")
         sys.exit(130)
     aging = build_update_service(rt.settings, rt.db).age(datetime.now(UTC), DEMO_AGENT)
     console.print(
-        f"replayed {len(records)} message(s) over {len(days)} day(s); {evicted} exchange(s) left the window and "
+        f"replayed {len(records)} message(s) over {len(days)} day(s) ({len(records) - stored} already stored); "
+        f"{evicted} exchange(s) left the window and "
         f"were summarized; aging moved {aging.moved} item(s) and dropped {aging.dropped} older than 14 days"
     )
     now = datetime.now(UTC)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -46,8 +47,17 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path: Path) -> None
     assert "[Outside window - in archival]" in out
     assert "Completed:" in out
     assert wait_until_gone(data_dir) == []
-    again = run_cli("summary", "demo-agent", "--json", env={"SUMMARIZER_DATA_DIR": data_dir})
-    assert '"version"' in again.stdout
+    version = json.loads(
+        run_cli("summary", "demo-agent", "--json", env={"SUMMARIZER_DATA_DIR": data_dir}).stdout
+    )
+    rerun = run_cli("demo", env={"SUMMARIZER_DATA_DIR": data_dir, "SUMMARIZER_LLM": "offline"}, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert "(1247 already stored)" in rerun.stdout  # a second run records nothing twice
+    after = json.loads(
+        run_cli("summary", "demo-agent", "--json", env={"SUMMARIZER_DATA_DIR": data_dir}).stdout
+    )
+    assert after["covered_through_exchange_id"] == version["covered_through_exchange_id"]
+    assert wait_until_gone(data_dir) == []
 
 
 def test_ctrl_c_stops_the_demo_and_its_worker(tmp_path: Path) -> None:
