@@ -243,16 +243,12 @@ class UpdateService:
             verdict = Outcome.LOST if lost else Outcome.STALE
             return RunResult(claim.agent_id, verdict, error=str(exc), requeued=not lost)
 
-    def load_batch(self, agent_id: str, now: datetime) -> Batch:
+    def _read_batch(self, conn: Connection, agent_id: str, now: datetime) -> Batch:
         """The summary and the oldest evicted, unsummarized exchanges, bounded by count and input tokens.
 
         Ready when a full batch waits, when the oldest has waited past BATCH_MAX_WAIT, or when the batch is
         bounded by size (there is more behind it).
         """
-        with self.db.read() as conn:
-            return self._read_batch(conn, agent_id, now)
-
-    def _read_batch(self, conn: Connection, agent_id: str, now: datetime) -> Batch:
         cfg = self.config
         agent = (
             conn.execute(  # the agent and its summary in one round trip
