@@ -7,61 +7,15 @@ UPDATE, so it can never undo a resolve that a worker committed meanwhile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, or_, select, update
+from sqlalchemy import Connection, or_, select, update
 
+from summarizer.storage.alerts import AlertRecord, record_from_row
 from summarizer.storage.schema import alerts
 
-
-@dataclass(frozen=True, slots=True)
-class AlertRecord:
-    id: int
-    kind: str
-    agent_id: str | None
-    severity: str
-    message: str
-    details: dict[str, Any]
-    created_at: datetime
-    resolved_at: datetime | None
-    acknowledged_at: datetime | None
-    delivery: dict[str, Any]
-
-    @property
-    def is_open(self) -> bool:
-        return self.resolved_at is None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "agent_id": self.agent_id,
-            "severity": self.severity,
-            "message": self.message,
-            "details": self.details,
-            "created_at": self.created_at.isoformat(),
-            "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
-            "acknowledged_at": self.acknowledged_at.isoformat() if self.acknowledged_at else None,
-            "open": self.is_open,
-            "delivery": self.delivery,
-        }
-
-
-def _record(m: RowMapping) -> AlertRecord:
-    return AlertRecord(
-        id=int(m["id"]),
-        kind=m["kind"],
-        agent_id=m["agent_id"],
-        severity=m["severity"],
-        message=m["message"],
-        details=dict(m["details"] or {}),
-        created_at=m["created_at"],
-        resolved_at=m["resolved_at"],
-        acknowledged_at=m["acknowledged_at"],
-        delivery=dict(m["delivery"] or {}),
-    )
+__all__ = ["AlertRecord", "get_record", "list_records"]
 
 
 def list_records(conn: Connection, *, open_only: bool = True, limit: int | None = None) -> list[AlertRecord]:
@@ -72,12 +26,12 @@ def list_records(conn: Connection, *, open_only: bool = True, limit: int | None 
     stmt = stmt.order_by(alerts.c.id.desc())
     if limit is not None:
         stmt = stmt.limit(limit)
-    return [_record(m) for m in conn.execute(stmt).mappings()]
+    return [record_from_row(m) for m in conn.execute(stmt).mappings()]
 
 
 def get_record(conn: Connection, alert_id: int) -> AlertRecord | None:
     m = conn.execute(select(alerts).where(alerts.c.id == alert_id)).mappings().first()
-    return _record(m) if m is not None else None
+    return record_from_row(m) if m is not None else None
 
 
 def delivery_candidates(conn: Connection, *, resolved_since: datetime) -> list[AlertRecord]:
@@ -91,7 +45,7 @@ def delivery_candidates(conn: Connection, *, resolved_since: datetime) -> list[A
         .where(or_(alerts.c.resolved_at.is_(None), alerts.c.resolved_at >= resolved_since))
         .order_by(alerts.c.id)
     )
-    return [_record(m) for m in conn.execute(stmt).mappings()]
+    return [record_from_row(m) for m in conn.execute(stmt).mappings()]
 
 
 def open_fleet_kinds(conn: Connection) -> set[str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, RowMapping, insert, select, update
 
 from summarizer.storage.schema import alerts
 
@@ -19,7 +19,7 @@ SUMMARY_UPDATES_FAILING = "summary_updates_failing"
 
 
 @dataclass(frozen=True, slots=True)
-class AlertRow:
+class AlertRecord:
     id: int
     kind: str
     agent_id: str | None
@@ -28,6 +28,42 @@ class AlertRow:
     details: dict[str, Any]
     created_at: datetime
     resolved_at: datetime | None
+    acknowledged_at: datetime | None
+    delivery: dict[str, Any]
+
+    @property
+    def is_open(self) -> bool:
+        return self.resolved_at is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "agent_id": self.agent_id,
+            "severity": self.severity,
+            "message": self.message,
+            "details": self.details,
+            "created_at": self.created_at.isoformat(),
+            "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
+            "acknowledged_at": self.acknowledged_at.isoformat() if self.acknowledged_at else None,
+            "open": self.is_open,
+            "delivery": self.delivery,
+        }
+
+
+def record_from_row(m: RowMapping) -> AlertRecord:
+    return AlertRecord(
+        id=int(m["id"]),
+        kind=m["kind"],
+        agent_id=m["agent_id"],
+        severity=m["severity"],
+        message=m["message"],
+        details=dict(m["details"] or {}),
+        created_at=m["created_at"],
+        resolved_at=m["resolved_at"],
+        acknowledged_at=m["acknowledged_at"],
+        delivery=dict(m["delivery"] or {}),
+    )
 
 
 def _open(kind: str, agent_id: str | None) -> Any:
@@ -67,22 +103,12 @@ def resolve(conn: Connection, *, kind: str, agent_id: str | None, now: datetime)
     return conn.execute(update(alerts).where(_open(kind, agent_id)).values(resolved_at=now)).rowcount
 
 
-def list_alerts(conn: Connection, *, agent_id: str | None = None, open_only: bool = False) -> list[AlertRow]:
+def list_alerts(
+    conn: Connection, *, agent_id: str | None = None, open_only: bool = False
+) -> list[AlertRecord]:
     stmt = select(alerts)
     if agent_id is not None:
         stmt = stmt.where(alerts.c.agent_id == agent_id)
     if open_only:
         stmt = stmt.where(alerts.c.resolved_at.is_(None))
-    return [
-        AlertRow(
-            id=m["id"],
-            kind=m["kind"],
-            agent_id=m["agent_id"],
-            severity=m["severity"],
-            message=m["message"],
-            details=dict(m["details"]),
-            created_at=m["created_at"],
-            resolved_at=m["resolved_at"],
-        )
-        for m in conn.execute(stmt.order_by(alerts.c.id)).mappings()
-    ]
+    return [record_from_row(m) for m in conn.execute(stmt.order_by(alerts.c.id)).mappings()]
