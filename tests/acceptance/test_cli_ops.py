@@ -7,16 +7,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from click.testing import CliRunner
-from sqlalchemy import insert
 from structlog.testing import capture_logs
 
 from summarizer.alerting.service import UnknownAlert
 from summarizer.cli.main import cli
 from summarizer.storage.database import Database
-from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.acceptance.cli import run_cli
 from tests.support.fake_webhook import fake_webhook
+from tests.support.rows import insert_queued_agent
 
 SEED_KEYS = {
     "updates_queued",
@@ -53,33 +52,7 @@ def seed(url: str) -> None:
                         summary_tokens=7_800 if outcome == "ok" else None,
                     ),
                 )
-            conn.execute(
-                insert(agents).values(
-                    id="bot",
-                    created_at=now,
-                    preamble_tokens=0,
-                    window_tokens=0,
-                    next_message_seq=1,
-                    last_exchange=0,
-                    window_start=1,
-                    current_complete=True,
-                    current_tool_calls=[],
-                    unsummarized=0,
-                )
-            )
-            conn.execute(
-                insert(summary_update_queue).values(
-                    agent_id="bot",
-                    state="pending",
-                    priority=0,
-                    queued_at=now,
-                    available_at=now,
-                    attempts=0,
-                    consecutive_failures=0,
-                    dirty=False,
-                    updated_at=now,
-                )
-            )
+            insert_queued_agent(conn, "bot", state="pending", now=now)
     finally:
         db.dispose()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from structlog.testing import capture_logs
 
 from summarizer.alerting.service import AlertService, DeliveryPolicy, UnknownAlert
@@ -26,6 +26,7 @@ from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
 from tests.support.fake_webhook import fake_webhook
+from tests.support.rows import insert_queued_agent
 from tests.support.workload import fake_engine, feed, make_store
 
 
@@ -54,34 +55,7 @@ def backlog(db: Database, pending: int, now: datetime) -> None:
         known = set(conn.execute(select(agents.c.id)).scalars())
         for n in range(pending):
             agent_id = f"queued-{n}"
-            if agent_id not in known:
-                conn.execute(
-                    insert(agents).values(
-                        id=agent_id,
-                        created_at=now,
-                        preamble_tokens=0,
-                        window_tokens=0,
-                        next_message_seq=1,
-                        last_exchange=0,
-                        window_start=1,
-                        current_complete=True,
-                        current_tool_calls=[],
-                        unsummarized=0,
-                    )
-                )
-            conn.execute(
-                insert(summary_update_queue).values(
-                    agent_id=agent_id,
-                    state="pending",
-                    priority=0,
-                    queued_at=now,
-                    available_at=now,
-                    attempts=0,
-                    consecutive_failures=0,
-                    dirty=False,
-                    updated_at=now,
-                )
-            )
+            insert_queued_agent(conn, agent_id, state="pending", now=now, new_agent=agent_id not in known)
 
 
 def runs(db: Database, now: datetime, ok: int, failed: int = 0) -> None:

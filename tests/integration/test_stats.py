@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import insert
-
 from summarizer.storage.database import Database
-from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.stats import query_stats
 from summarizer.storage.summaries import RunRecord, record_run
+from tests.support.rows import insert_queued_agent
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 DAY_AGO = NOW - timedelta(hours=24)
@@ -47,33 +45,7 @@ def add_queue_rows(db: Database, states: dict[str, int]) -> None:
             for _ in range(count):
                 n += 1
                 agent_id = f"agent-{n}"
-                conn.execute(
-                    insert(agents).values(
-                        id=agent_id,
-                        created_at=NOW,
-                        preamble_tokens=0,
-                        window_tokens=0,
-                        next_message_seq=1,
-                        last_exchange=0,
-                        window_start=1,
-                        current_complete=True,
-                        current_tool_calls=[],
-                        unsummarized=0,
-                    )
-                )
-                conn.execute(
-                    insert(summary_update_queue).values(
-                        agent_id=agent_id,
-                        state=state,
-                        priority=0,
-                        queued_at=NOW,
-                        available_at=NOW,
-                        attempts=0,
-                        consecutive_failures=0,
-                        dirty=False,
-                        updated_at=NOW,
-                    )
-                )
+                insert_queued_agent(conn, agent_id, state=state, now=NOW)
 
 
 def test_an_empty_system_has_zero_figures_and_no_averages(db: Database) -> None:

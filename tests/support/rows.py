@@ -1,0 +1,43 @@
+"""Rows written straight into the tables, for tests of the read side (stats, alerts) that need a given state."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, insert
+
+from summarizer.storage.schema import agents, summary_update_queue
+
+
+def insert_queued_agent(
+    conn: Connection, agent_id: str, *, state: str, now: datetime, new_agent: bool = True
+) -> None:
+    """An agent (unless it exists: new_agent=False) with its queue row in `state`."""
+    if new_agent:
+        conn.execute(
+            insert(agents).values(
+                id=agent_id,
+                created_at=now,
+                preamble_tokens=0,
+                window_tokens=0,
+                next_message_seq=1,
+                last_exchange=0,
+                window_start=1,
+                current_complete=True,
+                current_tool_calls=[],
+                unsummarized=0,
+            )
+        )
+    conn.execute(
+        insert(summary_update_queue).values(
+            agent_id=agent_id,
+            state=state,
+            priority=0,
+            queued_at=now,
+            available_at=now,
+            attempts=0,
+            consecutive_failures=0,
+            dirty=False,
+            updated_at=now,
+        )
+    )
