@@ -149,7 +149,7 @@ def demo() -> None:
     from summarizer.samples import sample_path
 
     console = Console(soft_wrap=True)
-    rt = open_runtime()
+    rt = open_runtime(migrate=True)  # the demo sets up whatever database it is pointed at
     where = (
         "embedded SQLite + embedded broker" if rt.settings.embedded_database else "the configured database"
     )

@@ -18,8 +18,10 @@ class Runtime:
     summarizer: Summarizer
 
 
-def open_runtime() -> Runtime:
+def open_runtime(*, migrate: bool | None = None) -> Runtime:
+    """Settings, the database at the current schema, the facade. `migrate` (default: only for the embedded
+    database) upgrades a schema that is behind instead of refusing to run."""
     settings = load_settings()
     db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
     return Runtime(settings, db, build_summarizer(settings, db))

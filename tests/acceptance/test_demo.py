@@ -10,6 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from summarizer.testing.fake_messages_api import FakeMessagesAPI
 from tests.acceptance.cli import ROOT, run_cli
 
 
@@ -91,3 +94,29 @@ def test_ctrl_c_stops_the_demo_and_its_worker(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_demo_uses_postgres_redis_and_claude_when_configured(
+    tmp_path: Path, postgres_url: str, redis_server_url: str
+) -> None:
+    """With database and broker URLs and an API key, the demo runs on them and asks the Messages API
+    (here the local fake of it, reached by the real SDK over HTTP through ANTHROPIC_BASE_URL)."""
+    data_dir = str(tmp_path / "demo-data")
+    broker = redis_server_url.rsplit("/", 1)[0] + "/13"
+    with FakeMessagesAPI() as api:
+        env = {
+            "SUMMARIZER_DATA_DIR": data_dir,
+            "SUMMARIZER_DATABASE_URL": postgres_url,
+            "SUMMARIZER_BROKER_URL": broker,
+            "ANTHROPIC_API_KEY": "test-key",
+            "ANTHROPIC_BASE_URL": api.base_url,
+        }
+        result = run_cli("demo", env=env, timeout=600)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert "summaries by the anthropic LLM" in result.stdout
+        assert "on the configured database" in result.stdout
+        assert len(api.requests_to("/v1/messages")) >= 1
+    assert "## " in result.stdout
+    assert wait_until_gone(data_dir) == []
