@@ -27,7 +27,7 @@ from enum import StrEnum
 from typing import Any
 
 import structlog
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Integer, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from summarizer.domain.errors import SummarizerError
@@ -156,6 +156,35 @@ def _version_row(summary: Summary) -> SummaryVersion:
     )
 
 
+# The batch read's statements, built once with bind parameters (no per-update construction or cache-key
+# generation; SQLAlchemy memoizes the key on the statement object).
+_READ_AGENT = (  # the agent and its summary in one round trip
+    select(
+        agents.c.window_start,
+        agents.c.unsummarized_since,
+        summaries.c.version,
+        summaries.c["items"],
+        summaries.c.token_count,
+        summaries.c.covered_through_exchange_id,
+        summaries.c.last_aged_on,
+        summaries.c.updated_at,
+    )
+    .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
+    .where(agents.c.id == bindparam("rb_agent", type_=agents.c.id.type))
+)
+_READ_EXCHANGES = (
+    select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
+    .where(
+        exchanges.c.agent_id == bindparam("rb_agent", type_=exchanges.c.agent_id.type),
+        exchanges.c.id > bindparam("rb_covered", type_=exchanges.c.id.type),
+        exchanges.c.id < bindparam("rb_window_start", type_=exchanges.c.id.type),
+        exchanges.c.evicted_at.is_not(None),
+    )
+    .order_by(exchanges.c.id)
+    .limit(bindparam("rb_limit", type_=Integer))
+)
+
+
 class UpdateService:
     def __init__(
         self,
@@ -250,24 +279,7 @@ class UpdateService:
         bounded by size (there is more behind it).
         """
         cfg = self.config
-        agent = (
-            conn.execute(  # the agent and its summary in one round trip
-                select(
-                    agents.c.window_start,
-                    agents.c.unsummarized_since,
-                    summaries.c.version,
-                    summaries.c["items"],
-                    summaries.c.token_count,
-                    summaries.c.covered_through_exchange_id,
-                    summaries.c.last_aged_on,
-                    summaries.c.updated_at,
-                )
-                .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
-                .where(agents.c.id == agent_id)
-            )
-            .mappings()
-            .first()
-        )
+        agent = conn.execute(_READ_AGENT, {"rb_agent": agent_id}).mappings().first()
         if agent is None:
             return Batch(None, (), ready=False)
         summary = None
@@ -282,17 +294,13 @@ class UpdateService:
                 updated_at=agent["updated_at"],
             )
         covered = (summary.covered_through_exchange_id if summary else None) or 0
-        rows = conn.execute(
-            select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
-            .where(
-                exchanges.c.agent_id == agent_id,
-                exchanges.c.id > covered,
-                exchanges.c.id < agent["window_start"],
-                exchanges.c.evicted_at.is_not(None),
-            )
-            .order_by(exchanges.c.id)
-            .limit(cfg.max_batch_exchanges)
-        ).all()
+        params = {
+            "rb_agent": agent_id,
+            "rb_covered": covered,
+            "rb_window_start": agent["window_start"],
+            "rb_limit": cfg.max_batch_exchanges,
+        }
+        rows = conn.execute(_READ_EXCHANGES, params).all()
         picked: list[Any] = []
         total = 0
         for r in rows:

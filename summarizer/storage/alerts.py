@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, insert, select, update
+from sqlalchemy import Connection, RowMapping, bindparam, insert, select, update
 
 from summarizer.storage.schema import alerts
 
@@ -98,8 +98,23 @@ def raise_once(
     return True
 
 
+# Every successful update resolves its agent's open incident, if any: built once with bind parameters.
+_RESOLVE_AGENT = (
+    update(alerts)
+    .where(
+        (alerts.c.kind == bindparam("ra_kind", type_=alerts.c.kind.type))
+        & (alerts.c.agent_id == bindparam("ra_agent", type_=alerts.c.agent_id.type))
+        & alerts.c.resolved_at.is_(None)
+    )
+    .values(resolved_at=bindparam("ra_now", type_=alerts.c.resolved_at.type))
+)
+
+
 def resolve(conn: Connection, *, kind: str, agent_id: str | None, now: datetime) -> int:
     """Close the open incident, if any; returns how many alerts were resolved."""
+    if agent_id is not None:
+        params = {"ra_kind": kind, "ra_agent": agent_id, "ra_now": now}
+        return conn.execute(_RESOLVE_AGENT, params).rowcount
     return conn.execute(update(alerts).where(_open(kind, agent_id)).values(resolved_at=now)).rowcount
 
 

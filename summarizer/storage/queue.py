@@ -23,7 +23,9 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     RowMapping,
+    Update,
     and_,
+    bindparam,
     case,
     func,
     literal,
@@ -77,7 +79,7 @@ class QueueRow:
         }
 
 
-def _claimable(now: datetime) -> ColumnElement[bool]:
+def _claimable(now: datetime | ColumnElement[Any]) -> ColumnElement[bool]:
     return or_(
         and_(q.c.state == PENDING, q.c.available_at <= now),
         and_(q.c.state == RUNNING, q.c.lease_expires_at < now),
@@ -93,42 +95,59 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
+def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
+    """The claim as one UPDATE whose subquery picks (and with `lock`, locks) the row; built once per variant.
+
+    Built at import with bind parameters, so a claim pays neither statement construction nor cache-key
+    generation (SQLAlchemy memoizes the key on the statement object): that was ~1 ms of CPU per update.
+    """
+    now = bindparam("claim_now", type_=q.c.updated_at.type)
+    condition = _claimable(now)
+    if one_agent:
+        condition = and_(q.c.agent_id == bindparam("claim_agent", type_=q.c.agent_id.type), condition)
+    pick = select(q.c.agent_id).where(condition).order_by(*_due_order()).limit(1)
+    if lock:
+        # The subquery locks the row it picks, skipping rows other claimers hold.
+        pick = pick.with_for_update(skip_locked=True)
+    was_running = q.c.state == RUNNING
+    return (
+        update(q)
+        .where(and_(q.c.agent_id == pick.scalar_subquery(), condition))
+        .values(
+            state=RUNNING,
+            claim_token=bindparam("claim_token", type_=q.c.claim_token.type),
+            lease_expires_at=bindparam("claim_lease", type_=q.c.lease_expires_at.type),
+            attempts=q.c.attempts + 1,
+            consecutive_failures=q.c.consecutive_failures + case((was_running, 1), else_=0),
+            last_error=case((was_running, literal(LEASE_EXPIRED_ERROR)), else_=q.c.last_error),
+            dirty=False,
+            updated_at=now,
+        )
+        .returning(q.c.agent_id, q.c.attempts, q.c.consecutive_failures, q.c.last_error)
+    )
+
+
+# (one agent, lock with SKIP LOCKED): PostgreSQL locks; SQLite serializes writers, one UPDATE suffices.
+_CLAIM = {
+    (one_agent, lock): _claim_statement(one_agent=one_agent, lock=lock)
+    for one_agent in (True, False)
+    for lock in (True, False)
+}
+
+
 def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str | None = None) -> Claim | None:
     """Claim `agent_id`'s row, or with None the most urgent due row; None when nothing is claimable.
 
     A duplicate or late wake-up for a row that is already running, idle or parked claims nothing, which is
     what makes redelivered broker messages harmless.
     """
-    condition = _claimable(now)
-    if agent_id is not None:
-        condition = and_(q.c.agent_id == agent_id, condition)
-    pick = select(q.c.agent_id).where(condition).order_by(*_due_order()).limit(1)
-    if conn.dialect.name == "postgresql":
-        # One statement: the subquery locks the row it picks, skipping rows other claimers hold.
-        pick = pick.with_for_update(skip_locked=True)
-    target = and_(q.c.agent_id == pick.scalar_subquery(), condition)
     token = new_token()
     lease = now + timedelta(seconds=lease_seconds)
-    was_running = q.c.state == RUNNING
-    row = (
-        conn.execute(
-            update(q)
-            .where(target)
-            .values(
-                state=RUNNING,
-                claim_token=token,
-                lease_expires_at=lease,
-                attempts=q.c.attempts + 1,
-                consecutive_failures=q.c.consecutive_failures + case((was_running, 1), else_=0),
-                last_error=case((was_running, literal(LEASE_EXPIRED_ERROR)), else_=q.c.last_error),
-                dirty=False,
-                updated_at=now,
-            )
-            .returning(q.c.agent_id, q.c.attempts, q.c.consecutive_failures, q.c.last_error)
-        )
-        .mappings()
-        .first()
-    )
+    stmt = _CLAIM[(agent_id is not None, conn.dialect.name == "postgresql")]
+    params: dict[str, Any] = {"claim_now": now, "claim_token": token, "claim_lease": lease}
+    if agent_id is not None:
+        params["claim_agent"] = agent_id
+    row = conn.execute(stmt, params).mappings().first()
     if row is None:
         return None
     return Claim(
@@ -153,16 +172,21 @@ def holds_claim(conn: Connection, agent_id: str, token: str, *, lock: bool = Fal
     return conn.execute(stmt).first() is not None
 
 
-def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more_work: bool) -> str | None:
-    """Finish a successful run. The row goes back to `pending` when evictions arrived meanwhile (`dirty`)
-    or `more_work` remains, else `idle`. Returns the new state; None when the token is no longer the claim."""
-    again = or_(q.c.dirty.is_(True), literal(more_work))
-    result = conn.execute(
+def _complete_statement() -> Update:
+    """`complete`, built once (it runs once per update) with the claim check as bind parameters."""
+    now = bindparam("done_now", type_=q.c.updated_at.type)
+    held = and_(
+        q.c.agent_id == bindparam("done_agent", type_=q.c.agent_id.type),
+        q.c.claim_token == bindparam("done_token", type_=q.c.claim_token.type),
+        q.c.state == RUNNING,
+    )
+    again = or_(q.c.dirty.is_(True), bindparam("done_more", type_=q.c.dirty.type))
+    return (
         update(q)
-        .where(_held(agent_id, token))
+        .where(held)
         .values(
             state=case((again, PENDING), else_=IDLE),
-            queued_at=case((again, literal(now, q.c.queued_at.type)), else_=q.c.queued_at),
+            queued_at=case((again, now), else_=q.c.queued_at),
             available_at=now,
             priority=0,
             attempts=0,
@@ -175,7 +199,16 @@ def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more
         )
         .returning(q.c.state)
     )
-    state = result.scalar()
+
+
+_COMPLETE = _complete_statement()
+
+
+def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more_work: bool) -> str | None:
+    """Finish a successful run. The row goes back to `pending` when evictions arrived meanwhile (`dirty`)
+    or `more_work` remains, else `idle`. Returns the new state; None when the token is no longer the claim."""
+    params = {"done_agent": agent_id, "done_token": token, "done_now": now, "done_more": more_work}
+    state = conn.execute(_COMPLETE, params).scalar()
     return None if state is None else str(state)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection, Row, bindparam, select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
@@ -110,12 +110,22 @@ def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]
     return [_stored(r) for r in rows]
 
 
-def load_exchange_messages(conn: Connection, agent_id: str, first: int, last: int) -> list[StoredMessage]:
-    rows = conn.execute(
-        select(messages)
-        .where(messages.c.agent_id == agent_id, messages.c.exchange_id.between(first, last))
-        .order_by(messages.c.seq)
+# Once per update: built once with bind parameters, so no per-call construction or cache-key generation.
+_EXCHANGE_MESSAGES = (
+    select(messages)
+    .where(
+        messages.c.agent_id == bindparam("em_agent", type_=messages.c.agent_id.type),
+        messages.c.exchange_id.between(
+            bindparam("em_first", type_=messages.c.exchange_id.type),
+            bindparam("em_last", type_=messages.c.exchange_id.type),
+        ),
     )
+    .order_by(messages.c.seq)
+)
+
+
+def load_exchange_messages(conn: Connection, agent_id: str, first: int, last: int) -> list[StoredMessage]:
+    rows = conn.execute(_EXCHANGE_MESSAGES, {"em_agent": agent_id, "em_first": first, "em_last": last})
     return [_stored(r) for r in rows]
 
 

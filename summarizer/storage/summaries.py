@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, insert, literal, select, update
+from sqlalchemy import Connection, Update, and_, bindparam, case, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.errors import SummarizerError
@@ -62,33 +62,76 @@ class RunRecord:
         return max(0, round((self.finished_at - self.started_at).total_seconds() * 1000))
 
 
+# The statements of an update's commit, built once with bind parameters: constructing them and generating
+# their cache keys on every call cost more CPU than PostgreSQL spent running them (SQLAlchemy memoizes the
+# cache key on a statement object, so a module-level statement pays it once).
+_SUMMARY_VALUES = {
+    name: bindparam(f"sv_{name}", type_=summaries.c[name].type)
+    for name in (
+        "version",
+        "items",
+        "token_count",
+        "covered_through_exchange_id",
+        "last_aged_on",
+        "updated_at",
+    )
+}
+_SWAP_UPDATE = (
+    update(summaries)
+    .where(
+        summaries.c.agent_id == bindparam("sv_agent_id", type_=summaries.c.agent_id.type),
+        summaries.c.version == bindparam("sv_from_version", type_=summaries.c.version.type),
+    )
+    .values(**_SUMMARY_VALUES)
+)
+# rowcount is not reliable for INSERT ... ON CONFLICT on every driver; RETURNING is.
+_SWAP_INSERT = {
+    name: dialect.insert(summaries)
+    .values(agent_id=bindparam("sv_agent_id", type_=summaries.c.agent_id.type), **_SUMMARY_VALUES)
+    .on_conflict_do_nothing(index_elements=[summaries.c.agent_id])
+    .returning(summaries.c.agent_id)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+
+
 def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> None:
     """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
-    values = {
-        "version": new.version,
-        "items": new.items,
-        "token_count": new.token_count,
-        "covered_through_exchange_id": new.covered_through_exchange_id,
-        "last_aged_on": new.last_aged_on,
-        "updated_at": new.updated_at,
+    params = {
+        "sv_agent_id": new.agent_id,
+        "sv_version": new.version,
+        "sv_items": new.items,
+        "sv_token_count": new.token_count,
+        "sv_covered_through_exchange_id": new.covered_through_exchange_id,
+        "sv_last_aged_on": new.last_aged_on,
+        "sv_updated_at": new.updated_at,
     }
     if from_version == 0:
-        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-        stmt = dialect.insert(summaries).values(agent_id=new.agent_id, **values)
-        # rowcount is not reliable for INSERT ... ON CONFLICT on every driver; RETURNING is.
-        stmt = stmt.on_conflict_do_nothing(index_elements=[summaries.c.agent_id]).returning(
-            summaries.c.agent_id
-        )
-        swapped = conn.execute(stmt).first() is not None
+        stmt = _SWAP_INSERT["postgresql" if conn.dialect.name == "postgresql" else "sqlite"]
+        swapped = conn.execute(stmt, params).first() is not None
     else:
-        result = conn.execute(
-            update(summaries)
-            .where(summaries.c.agent_id == new.agent_id, summaries.c.version == from_version)
-            .values(**values)
-        )
-        swapped = result.rowcount == 1
+        params["sv_from_version"] = from_version
+        swapped = conn.execute(_SWAP_UPDATE, params).rowcount == 1
     if not swapped:
         raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
+
+
+def _take_off_statement() -> Update:
+    left = agents.c.unsummarized - bindparam("to_count", type_=agents.c.unsummarized.type)
+    return (
+        update(agents)
+        .where(agents.c.id == bindparam("to_agent", type_=agents.c.id.type))
+        .values(
+            unsummarized=case((left > 0, left), else_=0),
+            unsummarized_since=case(
+                (left > 0, bindparam("to_now", type_=agents.c.unsummarized_since.type)),
+                else_=None,
+            ),
+        )
+        .returning(agents.c.unsummarized)
+    )
+
+
+_TAKE_OFF = _take_off_statement()
 
 
 def take_off_unsummarized(conn: Connection, agent_id: str, count: int, now: datetime) -> int:
@@ -99,20 +142,23 @@ def take_off_unsummarized(conn: Connection, agent_id: str, count: int, now: date
     PostgreSQL. The oldest remaining unsummarized exchange is taken to have waited since `now` (it arrived
     while this update ran, or did not fit its batch and is re-queued at once).
     """
-    left = agents.c.unsummarized - count
-    remaining = conn.execute(
-        update(agents)
-        .where(agents.c.id == agent_id)
-        .values(
-            unsummarized=case((left > 0, left), else_=0),
-            unsummarized_since=case(
-                (left > 0, literal(now, agents.c.unsummarized_since.type)),
-                else_=None,
-            ),
-        )
-        .returning(agents.c.unsummarized)
-    ).scalar()
+    params = {"to_agent": agent_id, "to_count": count, "to_now": now}
+    remaining = conn.execute(_TAKE_OFF, params).scalar()
     return int(remaining or 0)
+
+
+_MARK_FOLDED = (
+    update(exchanges)
+    .where(
+        exchanges.c.agent_id == bindparam("mf_agent", type_=exchanges.c.agent_id.type),
+        exchanges.c.id.between(
+            bindparam("mf_first", type_=exchanges.c.id.type), bindparam("mf_last", type_=exchanges.c.id.type)
+        ),
+        exchanges.c.evicted_at.is_not(None),
+        exchanges.c.summarized_in_version.is_(None),
+    )
+    .values(summarized_in_version=bindparam("mf_version", type_=exchanges.c.summarized_in_version.type))
+)
 
 
 def mark_folded(
@@ -120,44 +166,41 @@ def mark_folded(
 ) -> None:
     """Mark exchanges first..last as folded into `version`; `StaleSummary` unless all `expected` still
     were unsummarized (another run folded some of them: the whole commit must roll back)."""
-    result = conn.execute(
-        update(exchanges)
-        .where(
-            exchanges.c.agent_id == agent_id,
-            exchanges.c.id.between(first, last),
-            exchanges.c.evicted_at.is_not(None),
-            exchanges.c.summarized_in_version.is_(None),
-        )
-        .values(summarized_in_version=version)
-    )
+    params = {"mf_agent": agent_id, "mf_first": first, "mf_last": last, "mf_version": version}
+    result = conn.execute(_MARK_FOLDED, params)
     if result.rowcount != expected:
         raise StaleSummary(
             f"exchanges {first}..{last} of {agent_id!r}: {result.rowcount} of {expected} still unsummarized"
         )
 
 
+# Every column but the id, always all of them, so the compiled INSERT is the same on every call.
+_RECORD_RUN = insert(summary_runs)
+
+
 def record_run(conn: Connection, run: RunRecord) -> None:
     conn.execute(
-        insert(summary_runs).values(
-            agent_id=run.agent_id,
-            started_at=run.started_at,
-            finished_at=run.finished_at,
-            duration_ms=run.duration_ms,
-            worker=run.worker,
-            from_version=run.from_version,
-            to_version=run.to_version,
-            exchange_count=run.exchange_count,
-            first_exchange_id=run.first_exchange_id,
-            last_exchange_id=run.last_exchange_id,
-            path=run.path,
-            llm_input_tokens=run.llm_input_tokens,
-            llm_output_tokens=run.llm_output_tokens,
-            summary_tokens=run.summary_tokens,
-            truncated=run.truncated,
-            tokens_before_cap=run.tokens_before_cap,
-            outcome=run.outcome,
-            error=run.error,
-        )
+        _RECORD_RUN,
+        {
+            "agent_id": run.agent_id,
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+            "duration_ms": run.duration_ms,
+            "worker": run.worker,
+            "from_version": run.from_version,
+            "to_version": run.to_version,
+            "exchange_count": run.exchange_count,
+            "first_exchange_id": run.first_exchange_id,
+            "last_exchange_id": run.last_exchange_id,
+            "path": run.path,
+            "llm_input_tokens": run.llm_input_tokens,
+            "llm_output_tokens": run.llm_output_tokens,
+            "summary_tokens": run.summary_tokens,
+            "truncated": run.truncated,
+            "tokens_before_cap": run.tokens_before_cap,
+            "outcome": run.outcome,
+            "error": run.error,
+        },
     )
 
 
