@@ -13,7 +13,7 @@ import sys
 import click
 
 from summarizer.composition import build_database, build_update_service
-from summarizer.settings import load_settings
+from summarizer.settings import Settings, load_settings
 from summarizer.storage import queue as queue_rows
 from summarizer.storage.conversations import utcnow
 from summarizer.storage.migrations import ensure_schema
@@ -118,4 +118,23 @@ def requeue(agent_id: str) -> None:
     if previous == "running":
         click.echo(f"{agent_id}: an update is running; it will be re-queued if it fails")
         return
+    _wake(settings, agent_id)
     click.echo(f"{agent_id}: {previous} -> pending")
+
+
+def _wake(settings: Settings, agent_id: str) -> None:
+    """Send the re-armed agent to a worker now rather than at the dispatcher's next run. A lost wake-up
+    only delays: the dispatcher finds every pending row anyway."""
+    from summarizer.composition import build_wakeup
+
+    wakeup = build_wakeup(settings)
+    try:
+        wakeup([agent_id])
+    except Exception as exc:
+        click.echo(
+            f"{agent_id}: no wake-up sent ({type(exc).__name__}); the dispatcher will pick it up", err=True
+        )
+    finally:
+        close = getattr(wakeup, "close", None)
+        if close is not None:
+            close()

@@ -77,10 +77,12 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     return conf
 
 
-# A periodic message older than its interval is superseded by the next one, so it may expire; but never
-# sooner than this, or a broker that polls (kombu's filesystem transport checks once a second) delivers
-# every message of a short interval already expired, and the job never runs.
-MIN_EXPIRES_SECONDS = 5.0
+# A periodic message older than its interval is superseded by the next one, so it may expire (that keeps
+# a stopped fleet from finding a pile of them on restart); but never sooner than this: a broker that polls
+# (kombu's filesystem transport checks once a second) or a worker whose few slots are busy would otherwise
+# receive every message of a short interval already expired, and the job would never run. A late
+# dispatch or rescue is harmless; a dropped one stalls the queue.
+MIN_EXPIRES_SECONDS = 30.0
 
 
 def _expires(seconds: float) -> float:
