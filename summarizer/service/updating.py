@@ -284,15 +284,7 @@ class UpdateService:
             return Batch(None, (), ready=False)
         summary = None
         if agent["version"] is not None:
-            summary = SummaryRecord(
-                agent_id=agent_id,
-                version=agent["version"],
-                items=list(agent["items"]),
-                token_count=agent["token_count"],
-                covered_through_exchange_id=agent["covered_through_exchange_id"],
-                last_aged_on=agent["last_aged_on"],
-                updated_at=agent["updated_at"],
-            )
+            summary = SummaryRecord.from_row(agent_id, agent)
         covered = (summary.covered_through_exchange_id if summary else None) or 0
         params = {
             "rb_agent": agent_id,

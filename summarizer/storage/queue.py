@@ -212,22 +212,19 @@ def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more
     return None if state is None else str(state)
 
 
-def release(conn: Connection, agent_id: str, token: str, now: datetime, *, reason: str | None = None) -> bool:
-    """Give the row back as `pending`, available at once (a stale result). Not a failure."""
+def _let_go(conn: Connection, agent_id: str, token: str, now: datetime, **values: Any) -> bool:
+    """End the holder's lease on the row (only if `token` is still the claim) and set `values`."""
     result = conn.execute(
         update(q)
         .where(_held(agent_id, token))
-        .values(
-            state=PENDING,
-            available_at=now,
-            lease_expires_at=None,
-            claim_token=None,
-            dirty=False,
-            last_error=reason,
-            updated_at=now,
-        )
+        .values(lease_expires_at=None, claim_token=None, dirty=False, updated_at=now, **values)
     )
     return result.rowcount == 1
+
+
+def release(conn: Connection, agent_id: str, token: str, now: datetime, *, reason: str | None = None) -> bool:
+    """Give the row back as `pending`, available at once (a stale result). Not a failure."""
+    return _let_go(conn, agent_id, token, now, state=PENDING, available_at=now, last_error=reason)
 
 
 def finish_idle(conn: Connection, agent_id: str, token: str, now: datetime) -> str | None:
@@ -246,40 +243,22 @@ def schedule_retry(
     failures: int,
     error: str,
 ) -> bool:
-    result = conn.execute(
-        update(q)
-        .where(_held(agent_id, token))
-        .values(
-            state=PENDING,
-            available_at=available_at,
-            priority=priority,
-            consecutive_failures=failures,
-            lease_expires_at=None,
-            claim_token=None,
-            dirty=False,
-            last_error=error,
-            updated_at=now,
-        )
+    return _let_go(
+        conn,
+        agent_id,
+        token,
+        now,
+        state=PENDING,
+        available_at=available_at,
+        priority=priority,
+        consecutive_failures=failures,
+        last_error=error,
     )
-    return result.rowcount == 1
 
 
 def park(conn: Connection, agent_id: str, token: str, now: datetime, *, failures: int, error: str) -> bool:
     """Stop retrying: the row stays `failed` (new evictions do not wake it) until `requeue`."""
-    result = conn.execute(
-        update(q)
-        .where(_held(agent_id, token))
-        .values(
-            state=FAILED,
-            consecutive_failures=failures,
-            lease_expires_at=None,
-            claim_token=None,
-            dirty=False,
-            last_error=error,
-            updated_at=now,
-        )
-    )
-    return result.rowcount == 1
+    return _let_go(conn, agent_id, token, now, state=FAILED, consecutive_failures=failures, last_error=error)
 
 
 def requeue(conn: Connection, agent_id: str, now: datetime) -> str | None:

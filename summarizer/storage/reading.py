@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, select
+from sqlalchemy import Connection, Row, RowMapping, bindparam, select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
@@ -45,6 +45,19 @@ class SummaryRecord:
     covered_through_exchange_id: int | None
     last_aged_on: date | None
     updated_at: datetime
+
+    @classmethod
+    def from_row(cls, agent_id: str, row: RowMapping) -> SummaryRecord:
+        """From any row holding the `summaries` columns (also the update service's agent ⋈ summary read)."""
+        return cls(
+            agent_id=agent_id,
+            version=row["version"],
+            items=list(row["items"]),
+            token_count=row["token_count"],
+            covered_through_exchange_id=row["covered_through_exchange_id"],
+            last_aged_on=row["last_aged_on"],
+            updated_at=row["updated_at"],
+        )
 
 
 def agent_exists(conn: Connection, agent_id: str) -> bool:
@@ -133,12 +146,4 @@ def load_summary(conn: Connection, agent_id: str) -> SummaryRecord | None:
     row = conn.execute(select(summaries).where(summaries.c.agent_id == agent_id)).mappings().first()
     if row is None:
         return None
-    return SummaryRecord(
-        agent_id=agent_id,
-        version=row["version"],
-        items=list(row["items"]),
-        token_count=row["token_count"],
-        covered_through_exchange_id=row["covered_through_exchange_id"],
-        last_aged_on=row["last_aged_on"],
-        updated_at=row["updated_at"],
-    )
+    return SummaryRecord.from_row(agent_id, row)
