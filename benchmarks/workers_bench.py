@@ -18,6 +18,7 @@ updates were in flight on average.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -83,6 +84,36 @@ def steady_state(db: Database) -> tuple[float, float, int]:
     return len(inside) / window, busy / window, len(inside)
 
 
+def cpu_by_program() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by every live process, summed by program name."""
+    tick = os.sysconf("SC_CLK_TCK")
+    totals: dict[str, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            raw = stat.read_text()
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()
+        used = (int(fields[11]) + int(fields[12])) / tick
+        comm = raw[raw.index("(") + 1 : raw.rindex(")")]
+        args = b" ".join(cmdline).decode(errors="replace")
+        if "celery" in args and " worker" in args:
+            name = "workers"
+        elif "celery" in args and " beat" in args:
+            name = "beat"
+        elif comm.startswith("postgres"):
+            name = "postgresql"
+        elif comm.startswith("redis-server"):
+            name = "redis"
+        elif stat.parent.name == str(os.getpid()):
+            name = "benchmark"
+        else:
+            continue
+        totals[name] = totals.get(name, 0.0) + used
+    return totals
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -124,6 +155,7 @@ def run(
                 fleet.beat()
                 wait_for(lambda: all("ready" in fleet.log(f"w{i}") for i in range(workers)), 60, "workers")
                 rss_start = [rss_kb(p) for p in pids]
+                cpu_start = cpu_by_program()
                 started = time.monotonic()
                 with db.write() as conn:
                     conn.execute(update(summary_update_queue).values(state="pending"))
@@ -140,6 +172,7 @@ def run(
 
                 wait_for(done, 3_600, "all exchanges folded")
                 elapsed = time.monotonic() - started
+                cpu_end = cpu_by_program()
                 rss_end = [rss_kb(p) for p in pids]
                 nothing = sum(fleet.log(f"w{i}").count("'nothing'") for i in range(workers))
             finally:
@@ -169,6 +202,13 @@ def run(
                 f" over {steady_runs} runs, {in_flight:.1f} in flight on average of {slots} slots"
             )
             print(f"  wake-ups that found nothing to claim: {nothing}")
+            cpu = {k: v - cpu_start.get(k, 0.0) for k, v in sorted(cpu_end.items())}
+            print(
+                "  CPU ms per update: "
+                + ", ".join(f"{k} {v * 1000 / max(calls, 1):.2f}" for k, v in cpu.items())
+                + f"; total {sum(cpu.values()) * 1000 / max(calls, 1):.2f}"
+                + f" ({sum(cpu.values()) / elapsed:.2f} of {os.cpu_count()} cores busy)"
+            )
             if latency:
                 print(
                     f"  slots={slots}: whole run {calls / elapsed / slots * 100:.0f}%,"

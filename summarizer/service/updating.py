@@ -24,34 +24,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 import structlog
-from sqlalchemy import Connection, Integer, bindparam, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import Connection
 
-from summarizer.domain.errors import SummarizerError
-from summarizer.domain.messages import EvictedExchange, StoredMessage
+from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.retry import Park, RetryAt, RetryPolicy
 from summarizer.engine.engine import SummaryEngine, UpdateOutcome
 from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.model import Summary, items_from_json
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.storage import alerts, queue
+from summarizer.storage.batch_reads import read_agent_state, read_evicted_batch
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import PENDING
-from summarizer.storage.reading import SummaryRecord, load_exchange_messages, load_summary
-from summarizer.storage.schema import agents, exchanges, summaries
+from summarizer.storage.reading import SummaryRecord, load_summary
 from summarizer.storage.summaries import (
     RunRecord,
     StaleSummary,
     SummaryVersion,
     agents_due_for_aging,
-    mark_folded,
     record_run,
     swap_summary,
-    take_off_unsummarized,
 )
+from summarizer.storage.update_commit import UpdateCommit, commit_update
 
 log = structlog.get_logger("summarizer.worker")
 
@@ -121,10 +117,6 @@ class AgingReport:
     dropped: int = 0
 
 
-class LostClaim(SummarizerError):
-    """Our claim token is gone: another worker rescued the row after our lease expired."""
-
-
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
 
@@ -156,35 +148,6 @@ def _version_row(summary: Summary) -> SummaryVersion:
     )
 
 
-# The batch read's statements, built once with bind parameters (no per-update construction or cache-key
-# generation; SQLAlchemy memoizes the key on the statement object).
-_READ_AGENT = (  # the agent and its summary in one round trip
-    select(
-        agents.c.window_start,
-        agents.c.unsummarized_since,
-        summaries.c.version,
-        summaries.c["items"],
-        summaries.c.token_count,
-        summaries.c.covered_through_exchange_id,
-        summaries.c.last_aged_on,
-        summaries.c.updated_at,
-    )
-    .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
-    .where(agents.c.id == bindparam("rb_agent", type_=agents.c.id.type))
-)
-_READ_EXCHANGES = (
-    select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
-    .where(
-        exchanges.c.agent_id == bindparam("rb_agent", type_=exchanges.c.agent_id.type),
-        exchanges.c.id > bindparam("rb_covered", type_=exchanges.c.id.type),
-        exchanges.c.id < bindparam("rb_window_start", type_=exchanges.c.id.type),
-        exchanges.c.evicted_at.is_not(None),
-    )
-    .order_by(exchanges.c.id)
-    .limit(bindparam("rb_limit", type_=Integer))
-)
-
-
 class UpdateService:
     def __init__(
         self,
@@ -208,36 +171,31 @@ class UpdateService:
     def run(self, agent_id: str | None = None) -> RunResult:
         """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
         started = self._clock()
-        batch: Batch | None = None
-        load_error: Exception | None = None
-        idle_state: str | None = None
-        with self.db.write() as conn:
+        with self.db.autocommit(write=True) as conn:  # one statement, committed at once
             claim = queue.claim(conn, started, self.config.lease_seconds, agent_id)
-            if claim is None:
-                return RunResult(agent_id, Outcome.NOTHING)
-            if claim.consecutive_failures > self.config.retry.max_retries:
-                error = f"{claim.consecutive_failures} attempts died unfinished ({queue.LEASE_EXPIRED_ERROR})"
-                self._park(conn, claim, started, started, claim.consecutive_failures, error)
-                return RunResult(claim.agent_id, Outcome.PARKED, error=error)
-            # The batch is read in the claim's transaction: one BEGIN/COMMIT (and pool checkout) less.
-            try:
-                batch = self._read_batch(conn, claim.agent_id, started)
-            except SQLAlchemyError:
-                raise  # the transaction is broken: the claim rolls back and the row stays claimable
-            except Exception as exc:  # a row the code cannot take: keep the claim, record the failure
-                load_error = exc
-            if batch is not None and not batch.ready:
-                idle_state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
+        if claim is None:
+            return RunResult(agent_id, Outcome.NOTHING)
         structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
         try:
-            if batch is None:
-                assert load_error is not None
-                return self._fail(claim, started, load_error, None, ())
-            if not batch.ready:
-                return RunResult(claim.agent_id, Outcome.IDLE, requeued=idle_state == PENDING)
-            return self._process(claim, started, batch)
+            return self._run_claimed(claim, started)
         finally:
             structlog.contextvars.unbind_contextvars("agent_id")
+
+    def _run_claimed(self, claim: queue.Claim, started: datetime) -> RunResult:
+        if claim.consecutive_failures > self.config.retry.max_retries:
+            error = f"{claim.consecutive_failures} attempts died unfinished ({queue.LEASE_EXPIRED_ERROR})"
+            with self.db.write() as conn:
+                held = self._park(conn, claim, started, started, claim.consecutive_failures, error)
+            return RunResult(claim.agent_id, Outcome.PARKED if held else Outcome.LOST, error=error)
+        try:
+            batch = self._read_batch(claim.agent_id, started)
+        except Exception as exc:  # a row the code cannot take, or a failing read: a failure like any other
+            return self._fail(claim, started, exc, None, ())
+        if not batch.ready:
+            with self.db.autocommit(write=True) as conn:
+                state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
+            return RunResult(claim.agent_id, Outcome.IDLE, requeued=state == PENDING)
+        return self._process(claim, started, batch)
 
     def run_backlog(self, agent_id: str, budget_seconds: float | None = None) -> RunResult:
         """`run(agent_id)`, then the agent's next full batches while they are due and the budget lasts.
@@ -263,8 +221,8 @@ class UpdateService:
             return self._fail(claim, started, exc, batch.summary, batch.exchanges)
         try:
             return self._commit(claim, started, batch, outcome)
-        except (StaleSummary, LostClaim) as exc:
-            lost = isinstance(exc, LostClaim)
+        except (StaleSummary, queue.LostClaim) as exc:
+            lost = isinstance(exc, queue.LostClaim)
             if not lost:
                 with self.db.write() as conn:
                     queue.release(conn, claim.agent_id, claim.token, self._clock(), reason=_error_text(exc))
@@ -272,55 +230,34 @@ class UpdateService:
             verdict = Outcome.LOST if lost else Outcome.STALE
             return RunResult(claim.agent_id, verdict, error=str(exc), requeued=not lost)
 
-    def _read_batch(self, conn: Connection, agent_id: str, now: datetime) -> Batch:
+    def _read_batch(self, agent_id: str, now: datetime) -> Batch:
         """The summary and the oldest evicted, unsummarized exchanges, bounded by count and input tokens.
 
         Ready when a full batch waits, when the oldest has waited past BATCH_MAX_WAIT, or when the batch is
         bounded by size (there is more behind it).
         """
         cfg = self.config
-        agent = conn.execute(_READ_AGENT, {"rb_agent": agent_id}).mappings().first()
-        if agent is None:
-            return Batch(None, (), ready=False)
-        summary = None
-        if agent["version"] is not None:
-            summary = SummaryRecord.from_row(agent_id, agent)
-        covered = (summary.covered_through_exchange_id if summary else None) or 0
-        params = {
-            "rb_agent": agent_id,
-            "rb_covered": covered,
-            "rb_window_start": agent["window_start"],
-            "rb_limit": cfg.max_batch_exchanges,
-        }
-        rows = conn.execute(_READ_EXCHANGES, params).all()
-        picked: list[Any] = []
-        total = 0
-        for r in rows:
-            if picked and total + r.tokens > cfg.max_batch_input_tokens:
-                break
-            picked.append(r)
-            total += r.tokens
-        if not picked:
-            return Batch(summary, (), ready=False)
-        messages = load_exchange_messages(conn, agent_id, picked[0].id, picked[-1].id)
-        by_exchange: dict[int, list[StoredMessage]] = {}
-        for m in messages:
-            by_exchange.setdefault(m.exchange_id or 0, []).append(m)
-        batch = tuple(
-            EvictedExchange(
-                id=r.id,
-                started_at=r.started_at,
-                ended_at=r.ended_at,
-                tokens=r.tokens,
-                messages=tuple(by_exchange.get(r.id, ())),
+        with self.db.autocommit(write=False) as conn:
+            state = read_agent_state(conn, agent_id)
+            if state is None:
+                return Batch(None, (), ready=False)
+            covered = (state.summary.covered_through_exchange_id if state.summary else None) or 0
+            found = read_evicted_batch(
+                conn,
+                agent_id,
+                after=covered,
+                before=state.window_start,
+                max_exchanges=cfg.max_batch_exchanges,
+                max_tokens=cfg.max_batch_input_tokens,
             )
-            for r in picked
-        )
-        since = agent["unsummarized_since"]
+        batch = found.exchanges
+        if not batch:
+            return Batch(state.summary, (), ready=False)
+        since = state.unsummarized_since
         waited = since is not None and (now - since).total_seconds() >= cfg.batch_max_wait
-        bounded = len(picked) < len(rows) or len(rows) == cfg.max_batch_exchanges
+        bounded = len(batch) < found.candidates or found.candidates == cfg.max_batch_exchanges
         ready = len(batch) >= cfg.batch_size or waited or bounded
-        return Batch(summary, batch, ready=ready)
+        return Batch(state.summary, batch, ready=ready)
 
     def _commit(
         self, claim: queue.Claim, started: datetime, batch: Batch, outcome: UpdateOutcome
@@ -330,40 +267,38 @@ class UpdateService:
         new = outcome.summary
         finished = self._clock()
         count = len(batch.exchanges)
+        run = RunRecord(
+            agent_id=claim.agent_id,
+            started_at=started,
+            finished_at=finished,
+            outcome=Outcome.OK.value,
+            worker=self.config.worker_name,
+            from_version=from_version,
+            to_version=new.version,
+            exchange_count=count,
+            first_exchange_id=first,
+            last_exchange_id=last,
+            path=outcome.path.value,
+            llm_input_tokens=outcome.llm_input_tokens,
+            llm_output_tokens=outcome.llm_output_tokens,
+            summary_tokens=outcome.summary_tokens,
+            truncated=outcome.truncated,
+            tokens_before_cap=outcome.tokens_before_cap,
+        )
+        commit = UpdateCommit(
+            claim=claim,
+            summary=_version_row(new),
+            from_version=from_version,
+            first_exchange_id=first,
+            last_exchange_id=last,
+            exchange_count=count,
+            run=run,
+            batch_size=self.config.batch_size,
+            now=finished,
+        )
         with self.db.write() as conn:
-            # The agent row first (the store's lock order), then the queue row: completing it is the claim check.
-            remaining = take_off_unsummarized(conn, claim.agent_id, count, finished)
-            more = remaining >= self.config.batch_size
-            state = queue.complete(conn, claim.agent_id, claim.token, finished, more_work=more)
-            if state is None:
-                raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
-            swap_summary(conn, _version_row(new), from_version)
-            mark_folded(conn, claim.agent_id, first, last, new.version, expected=count)
-            record_run(
-                conn,
-                RunRecord(
-                    agent_id=claim.agent_id,
-                    started_at=started,
-                    finished_at=finished,
-                    outcome=Outcome.OK.value,
-                    worker=self.config.worker_name,
-                    from_version=from_version,
-                    to_version=new.version,
-                    exchange_count=count,
-                    first_exchange_id=first,
-                    last_exchange_id=last,
-                    path=outcome.path.value,
-                    llm_input_tokens=outcome.llm_input_tokens,
-                    llm_output_tokens=outcome.llm_output_tokens,
-                    summary_tokens=outcome.summary_tokens,
-                    truncated=outcome.truncated,
-                    tokens_before_cap=outcome.tokens_before_cap,
-                ),
-            )
-            resolved = alerts.resolve(
-                conn, kind=alerts.SUMMARY_UPDATES_FAILING, agent_id=claim.agent_id, now=finished
-            )
-        if resolved:
+            committed = commit_update(conn, commit)
+        if committed.alert_resolved:
             log.warning("alert.resolved", kind=alerts.SUMMARY_UPDATES_FAILING, version=new.version)
         log.info(
             "update.done",
@@ -380,7 +315,7 @@ class UpdateService:
             Outcome.OK,
             version=new.version,
             exchanges=count,
-            requeued=state == PENDING,
+            requeued=committed.state == PENDING,
         )
 
     # ----- failures ---------------------------------------------------------------------------------

@@ -3,10 +3,17 @@
 Writers on SQLite take the write lock up front (``BEGIN IMMEDIATE``) so two writers queue on the busy
 timeout instead of failing half-way with "database is locked"; WAL mode lets readers go on meanwhile.
 PostgreSQL writers lock the rows they change (``SELECT ... FOR UPDATE``) in the store itself.
+
+A pooled PostgreSQL connection is pinged before use only when it sat idle for PING_AFTER_IDLE_S: that is
+when a server restart, an idle timeout or a dropped NAT entry can have killed it unnoticed. A busy worker
+reuses its connections within milliseconds, and a ping on every checkout was two of an update's round
+trips. A connection that dies while in use fails its statement either way; SQLAlchemy then discards the
+whole pool, so the next checkout connects afresh.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,21 +21,31 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import InvalidatePoolError
 
 SQLITE_BUSY_TIMEOUT_S = 30
+PING_AFTER_IDLE_S = 5.0
+_RETURNED_AT = "summarizer_returned_at"
 
 
 class Database:
-    def __init__(self, url: str, *, echo: bool = False, pool_size: int = 5) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        echo: bool = False,
+        pool_size: int = 5,
+        ping_after_idle: float = PING_AFTER_IDLE_S,
+    ) -> None:
         self.url = make_url(url)
         self.dialect = self.url.get_backend_name()
         if self.dialect == "sqlite":
             self.engine = self._sqlite_engine(echo)
         else:
-            self.engine = create_engine(
-                self.url, echo=echo, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
-            )
+            self.engine = create_engine(self.url, echo=echo, pool_size=pool_size, max_overflow=pool_size)
+            _ping_when_idle(self.engine, ping_after_idle)
         self._writer = self.engine.execution_options(summarizer_write=True)
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @property
     def is_sqlite(self) -> bool:
@@ -69,5 +86,39 @@ class Database:
         with self.engine.connect() as conn, conn.begin():
             yield conn
 
+    @contextmanager
+    def autocommit(self, *, write: bool) -> Iterator[Connection]:
+        """A connection on which every statement commits on its own: no BEGIN and COMMIT round trips.
+
+        For a write that is one statement, and for reads that need no common snapshot. On SQLite, where
+        the code issues BEGIN itself, a transaction of the same kind (`write` or `read`) stands in.
+        """
+        if self.is_sqlite:
+            with self.write() if write else self.read() as conn:
+                yield conn
+            return
+        with self._autocommit.connect() as conn:
+            yield conn
+
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
+    """Ping a pooled connection on checkout if it was returned more than `idle_seconds` ago; a dead one
+    makes the pool throw away every connection it holds and connect afresh (SQLAlchemy retries the checkout)."""
+    dialect = engine.dialect
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_conn: Any, record: Any) -> None:
+        record.info[_RETURNED_AT] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        returned = record.info.get(_RETURNED_AT)
+        if returned is None or time.monotonic() - returned < idle_seconds:
+            return  # fresh from connect(), or used a moment ago
+        try:
+            dialect.do_ping(dbapi_conn)
+        except Exception as exc:
+            raise InvalidatePoolError(f"pooled connection idle for {idle_seconds}s+ is dead: {exc}") from exc

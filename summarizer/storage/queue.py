@@ -34,11 +34,17 @@ from sqlalchemy import (
     update,
 )
 
+from summarizer.domain.errors import SummarizerError
+from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
 from summarizer.storage.queue_upsert import FAILED, IDLE, PENDING, RUNNING, arm_queue_row
-from summarizer.storage.schema import agents
+from summarizer.storage.schema import agents, alerts
 from summarizer.storage.schema import summary_update_queue as q
 
 LEASE_EXPIRED_ERROR = "lease expired: the worker holding it crashed or overran its lease"
+
+
+class LostClaim(SummarizerError):
+    """Our claim token is gone: another worker rescued the row after our lease expired."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,8 @@ class Claim:
     consecutive_failures: int
     lease_expires_at: datetime
     rescued: bool
+    alert_open: bool = False
+    """An unresolved repeated-failure alert exists for the agent: the next success must resolve it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +118,17 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
         # The subquery locks the row it picks, skipping rows other claimers hold.
         pick = pick.with_for_update(skip_locked=True)
     was_running = q.c.state == RUNNING
+    # Only the claim holder parks a row (and raises its alert), so what the claim sees holds until commit.
+    alert_open = (
+        select(alerts.c.id)
+        .where(
+            alerts.c.kind == SUMMARY_UPDATES_FAILING,
+            alerts.c.agent_id == q.c.agent_id,
+            alerts.c.resolved_at.is_(None),
+        )
+        .exists()
+        .label("alert_open")
+    )
     return (
         update(q)
         .where(and_(q.c.agent_id == pick.scalar_subquery(), condition))
@@ -123,7 +142,7 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
             dirty=False,
             updated_at=now,
         )
-        .returning(q.c.agent_id, q.c.attempts, q.c.consecutive_failures, q.c.last_error)
+        .returning(q.c.agent_id, q.c.attempts, q.c.consecutive_failures, q.c.last_error, alert_open)
     )
 
 
@@ -157,6 +176,7 @@ def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str |
         consecutive_failures=row["consecutive_failures"],
         lease_expires_at=lease,
         rescued=row["last_error"] == LEASE_EXPIRED_ERROR and row["consecutive_failures"] > 0,
+        alert_open=bool(row["alert_open"]),
     )
 
 
@@ -172,15 +192,17 @@ def holds_claim(conn: Connection, agent_id: str, token: str, *, lock: bool = Fal
     return conn.execute(stmt).first() is not None
 
 
-def _complete_statement() -> Update:
-    """`complete`, built once (it runs once per update) with the claim check as bind parameters."""
+def complete_statement(more_work: ColumnElement[bool] | None = None) -> Update:
+    """`complete`, built once (it runs once per update) with the claim check as bind parameters; the row
+    stays due if it is dirty or `more_work` (by default the `done_more` parameter) holds."""
     now = bindparam("done_now", type_=q.c.updated_at.type)
     held = and_(
         q.c.agent_id == bindparam("done_agent", type_=q.c.agent_id.type),
         q.c.claim_token == bindparam("done_token", type_=q.c.claim_token.type),
         q.c.state == RUNNING,
     )
-    again = or_(q.c.dirty.is_(True), bindparam("done_more", type_=q.c.dirty.type))
+    more = bindparam("done_more", type_=q.c.dirty.type) if more_work is None else more_work
+    again = or_(q.c.dirty.is_(True), more)
     return (
         update(q)
         .where(held)
@@ -201,13 +223,17 @@ def _complete_statement() -> Update:
     )
 
 
-_COMPLETE = _complete_statement()
+_COMPLETE = complete_statement()
+
+
+def complete_params(agent_id: str, token: str, now: datetime) -> dict[str, Any]:
+    return {"done_agent": agent_id, "done_token": token, "done_now": now}
 
 
 def complete(conn: Connection, agent_id: str, token: str, now: datetime, *, more_work: bool) -> str | None:
     """Finish a successful run. The row goes back to `pending` when evictions arrived meanwhile (`dirty`)
     or `more_work` remains, else `idle`. Returns the new state; None when the token is no longer the claim."""
-    params = {"done_agent": agent_id, "done_token": token, "done_now": now, "done_more": more_work}
+    params = {**complete_params(agent_id, token, now), "done_more": more_work}
     state = conn.execute(_COMPLETE, params).scalar()
     return None if state is None else str(state)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, RowMapping, bindparam, select
+from sqlalchemy import Connection, RowMapping, select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
@@ -96,7 +96,8 @@ def load_history(conn: Connection, agent_id: str, default_budget: int) -> Histor
     )
 
 
-def _stored(row: Row[Any]) -> StoredMessage:
+def message_from_row(row: Any) -> StoredMessage:
+    """A stored message from any row carrying the `messages` columns under their own names."""
     return StoredMessage(
         seq=row.seq,
         kind=Kind(row.kind),
@@ -120,26 +121,7 @@ def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]
         .where(messages.c.agent_id == agent_id, messages.c.in_window.is_(True))
         .order_by(messages.c.seq)
     )
-    return [_stored(r) for r in rows]
-
-
-# Once per update: built once with bind parameters, so no per-call construction or cache-key generation.
-_EXCHANGE_MESSAGES = (
-    select(messages)
-    .where(
-        messages.c.agent_id == bindparam("em_agent", type_=messages.c.agent_id.type),
-        messages.c.exchange_id.between(
-            bindparam("em_first", type_=messages.c.exchange_id.type),
-            bindparam("em_last", type_=messages.c.exchange_id.type),
-        ),
-    )
-    .order_by(messages.c.seq)
-)
-
-
-def load_exchange_messages(conn: Connection, agent_id: str, first: int, last: int) -> list[StoredMessage]:
-    rows = conn.execute(_EXCHANGE_MESSAGES, {"em_agent": agent_id, "em_first": first, "em_last": last})
-    return [_stored(r) for r in rows]
+    return [message_from_row(r) for r in rows]
 
 
 def load_summary(conn: Connection, agent_id: str) -> SummaryRecord | None:

@@ -83,6 +83,7 @@ _SWAP_UPDATE = (
         summaries.c.version == bindparam("sv_from_version", type_=summaries.c.version.type),
     )
     .values(**_SUMMARY_VALUES)
+    .returning(summaries.c.version)
 )
 # rowcount is not reliable for INSERT ... ON CONFLICT on every driver; RETURNING is.
 _SWAP_INSERT = {
@@ -94,8 +95,7 @@ _SWAP_INSERT = {
 }
 
 
-def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> None:
-    """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
+def swap_params(new: SummaryVersion, from_version: int) -> dict[str, Any]:
     params = {
         "sv_agent_id": new.agent_id,
         "sv_version": new.version,
@@ -105,13 +105,23 @@ def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> No
         "sv_last_aged_on": new.last_aged_on,
         "sv_updated_at": new.updated_at,
     }
-    if from_version == 0:
-        stmt = _SWAP_INSERT["postgresql" if conn.dialect.name == "postgresql" else "sqlite"]
-        swapped = conn.execute(stmt, params).first() is not None
-    else:
+    if from_version:
         params["sv_from_version"] = from_version
-        swapped = conn.execute(_SWAP_UPDATE, params).rowcount == 1
-    if not swapped:
+    return params
+
+
+def swap_statement(dialect: str, from_version: int) -> Any:
+    """The compare-and-swap: an UPDATE guarded by the version, or for a first version an INSERT that a
+    concurrent first version makes a no-op; either returns one row when it swapped."""
+    if from_version == 0:
+        return _SWAP_INSERT["postgresql" if dialect == "postgresql" else "sqlite"]
+    return _SWAP_UPDATE
+
+
+def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> None:
+    """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
+    stmt = swap_statement(conn.dialect.name, from_version)
+    if conn.execute(stmt, swap_params(new, from_version)).first() is None:
         raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
 
 
@@ -131,7 +141,7 @@ def _take_off_statement() -> Update:
     )
 
 
-_TAKE_OFF = _take_off_statement()
+TAKE_OFF = _take_off_statement()
 
 
 def take_off_unsummarized(conn: Connection, agent_id: str, count: int, now: datetime) -> int:
@@ -142,12 +152,15 @@ def take_off_unsummarized(conn: Connection, agent_id: str, count: int, now: date
     PostgreSQL. The oldest remaining unsummarized exchange is taken to have waited since `now` (it arrived
     while this update ran, or did not fit its batch and is re-queued at once).
     """
-    params = {"to_agent": agent_id, "to_count": count, "to_now": now}
-    remaining = conn.execute(_TAKE_OFF, params).scalar()
+    remaining = conn.execute(TAKE_OFF, take_off_params(agent_id, count, now)).scalar()
     return int(remaining or 0)
 
 
-_MARK_FOLDED = (
+def take_off_params(agent_id: str, count: int, now: datetime) -> dict[str, Any]:
+    return {"to_agent": agent_id, "to_count": count, "to_now": now}
+
+
+MARK_FOLDED = (
     update(exchanges)
     .where(
         exchanges.c.agent_id == bindparam("mf_agent", type_=exchanges.c.agent_id.type),
@@ -161,47 +174,57 @@ _MARK_FOLDED = (
 )
 
 
+def mark_folded_params(agent_id: str, first: int, last: int, version: int) -> dict[str, Any]:
+    return {"mf_agent": agent_id, "mf_first": first, "mf_last": last, "mf_version": version}
+
+
 def mark_folded(
     conn: Connection, agent_id: str, first: int, last: int, version: int, *, expected: int
 ) -> None:
     """Mark exchanges first..last as folded into `version`; `StaleSummary` unless all `expected` still
     were unsummarized (another run folded some of them: the whole commit must roll back)."""
-    params = {"mf_agent": agent_id, "mf_first": first, "mf_last": last, "mf_version": version}
-    result = conn.execute(_MARK_FOLDED, params)
-    if result.rowcount != expected:
+    result = conn.execute(MARK_FOLDED, mark_folded_params(agent_id, first, last, version))
+    check_folded(agent_id, first, last, result.rowcount, expected)
+
+
+def check_folded(agent_id: str, first: int, last: int, folded: int, expected: int) -> None:
+    if folded != expected:
         raise StaleSummary(
-            f"exchanges {first}..{last} of {agent_id!r}: {result.rowcount} of {expected} still unsummarized"
+            f"exchanges {first}..{last} of {agent_id!r}: {folded} of {expected} still unsummarized"
         )
 
 
 # Every column but the id, always all of them, so the compiled INSERT is the same on every call.
-_RECORD_RUN = insert(summary_runs)
+RECORD_RUN = insert(summary_runs).values(
+    {c.name: bindparam(f"rr_{c.name}", type_=c.type) for c in summary_runs.c if c.name != "id"}
+)
+
+
+def run_params(run: RunRecord) -> dict[str, Any]:
+    return {
+        "rr_agent_id": run.agent_id,
+        "rr_started_at": run.started_at,
+        "rr_finished_at": run.finished_at,
+        "rr_duration_ms": run.duration_ms,
+        "rr_worker": run.worker,
+        "rr_from_version": run.from_version,
+        "rr_to_version": run.to_version,
+        "rr_exchange_count": run.exchange_count,
+        "rr_first_exchange_id": run.first_exchange_id,
+        "rr_last_exchange_id": run.last_exchange_id,
+        "rr_path": run.path,
+        "rr_llm_input_tokens": run.llm_input_tokens,
+        "rr_llm_output_tokens": run.llm_output_tokens,
+        "rr_summary_tokens": run.summary_tokens,
+        "rr_truncated": run.truncated,
+        "rr_tokens_before_cap": run.tokens_before_cap,
+        "rr_outcome": run.outcome,
+        "rr_error": run.error,
+    }
 
 
 def record_run(conn: Connection, run: RunRecord) -> None:
-    conn.execute(
-        _RECORD_RUN,
-        {
-            "agent_id": run.agent_id,
-            "started_at": run.started_at,
-            "finished_at": run.finished_at,
-            "duration_ms": run.duration_ms,
-            "worker": run.worker,
-            "from_version": run.from_version,
-            "to_version": run.to_version,
-            "exchange_count": run.exchange_count,
-            "first_exchange_id": run.first_exchange_id,
-            "last_exchange_id": run.last_exchange_id,
-            "path": run.path,
-            "llm_input_tokens": run.llm_input_tokens,
-            "llm_output_tokens": run.llm_output_tokens,
-            "summary_tokens": run.summary_tokens,
-            "truncated": run.truncated,
-            "tokens_before_cap": run.tokens_before_cap,
-            "outcome": run.outcome,
-            "error": run.error,
-        },
-    )
+    conn.execute(RECORD_RUN, run_params(run))
 
 
 def agents_due_for_aging(conn: Connection, today: date, limit: int, after: str = "") -> list[str]:

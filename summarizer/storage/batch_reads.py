@@ -1,0 +1,159 @@
+"""What an update reads after its claim: the agent's summary and the next batch of evicted exchanges.
+
+Two statements, each built once with bind parameters (no per-call construction or cache-key generation):
+the agent joined to its summary, and the batch's exchanges joined to their messages. The batch is cut in
+SQL, by count and by a running sum of input tokens, so the messages of exchanges that do not fit are
+never fetched. Neither read needs a transaction: the claim keeps other updates away from the agent, and
+a summary that aging rewrote meanwhile is caught by the commit's version check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
+
+from summarizer.domain.messages import EvictedExchange, StoredMessage
+from summarizer.storage.reading import SummaryRecord, message_from_row
+from summarizer.storage.schema import agents, exchanges, messages, summaries
+
+
+@dataclass(frozen=True, slots=True)
+class AgentState:
+    window_start: int
+    unsummarized_since: datetime | None
+    summary: SummaryRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class EvictedBatch:
+    exchanges: tuple[EvictedExchange, ...]
+    candidates: int
+    """Evicted, unsummarized exchanges that were considered (at most `max_exchanges`), fitting or not."""
+
+
+_AGENT_STATE = (
+    select(
+        agents.c.window_start,
+        agents.c.unsummarized_since,
+        summaries.c.version,
+        summaries.c["items"],
+        summaries.c.token_count,
+        summaries.c.covered_through_exchange_id,
+        summaries.c.last_aged_on,
+        summaries.c.updated_at,
+    )
+    .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
+    .where(agents.c.id == bindparam("as_agent", type_=agents.c.id.type))
+)
+
+
+def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
+    """The agent's window start, how long its unsummarized exchanges have waited, and its summary."""
+    row = conn.execute(_AGENT_STATE, {"as_agent": agent_id}).mappings().first()
+    if row is None:
+        return None
+    summary = SummaryRecord.from_row(agent_id, row) if row["version"] is not None else None
+    return AgentState(row["window_start"], row["unsummarized_since"], summary)
+
+
+def _batch_statement() -> Any:
+    agent = bindparam("eb_agent", type_=exchanges.c.agent_id.type)
+    candidates = (
+        select(exchanges.c.id, exchanges.c.started_at, exchanges.c.ended_at, exchanges.c.tokens)
+        .where(
+            exchanges.c.agent_id == agent,
+            exchanges.c.id > bindparam("eb_after", type_=exchanges.c.id.type),
+            exchanges.c.id < bindparam("eb_before", type_=exchanges.c.id.type),
+            exchanges.c.evicted_at.is_not(None),
+        )
+        .order_by(exchanges.c.id)
+        .limit(bindparam("eb_limit", type_=Integer))
+        .cte("candidates")
+    )
+    ranked = select(
+        candidates,
+        func.sum(candidates.c.tokens).over(order_by=candidates.c.id).label("running"),
+        func.row_number().over(order_by=candidates.c.id).label("position"),
+        func.count().over().label("considered"),
+    ).cte("ranked")
+    return (
+        select(
+            ranked.c.id.label("x_id"),
+            ranked.c.started_at.label("x_started_at"),
+            ranked.c.ended_at.label("x_ended_at"),
+            ranked.c.tokens.label("x_tokens"),
+            ranked.c.considered,
+            messages.c.seq,
+            messages.c.kind,
+            messages.c.content,
+            messages.c.tokens,
+            messages.c.created_at,
+            messages.c.exchange_id,
+            messages.c.in_window,
+            messages.c.tool_call_id,
+            messages.c.name,
+            messages.c.input,
+            messages.c.is_error,
+            messages.c.host_id,
+        )
+        .select_from(
+            ranked.outerjoin(
+                messages, and_(messages.c.agent_id == agent, messages.c.exchange_id == ranked.c.id)
+            )
+        )
+        # The oldest exchange always goes; the others while the running sum of tokens fits.
+        .where(
+            or_(
+                ranked.c.position == 1,
+                ranked.c.running <= bindparam("eb_max_tokens", type_=Integer),
+            )
+        )
+        .order_by(ranked.c.id, messages.c.seq)
+    )
+
+
+_EVICTED_BATCH = _batch_statement()
+
+
+def read_evicted_batch(
+    conn: Connection,
+    agent_id: str,
+    *,
+    after: int,
+    before: int,
+    max_exchanges: int,
+    max_tokens: int,
+) -> EvictedBatch:
+    """The oldest evicted exchanges with `after` < id < `before`, with their messages in order: at most
+    `max_exchanges`, and no more than fit `max_tokens` (but always the first, however large)."""
+    params = {
+        "eb_agent": agent_id,
+        "eb_after": after,
+        "eb_before": before,
+        "eb_limit": max_exchanges,
+        "eb_max_tokens": max_tokens,
+    }
+    heads: list[Any] = []
+    bodies: dict[int, list[StoredMessage]] = {}
+    considered = 0
+    for row in conn.execute(_EVICTED_BATCH, params):
+        considered = row.considered
+        if not heads or heads[-1].x_id != row.x_id:
+            heads.append(row)
+            bodies[row.x_id] = []
+        if row.seq is not None:
+            bodies[row.x_id].append(message_from_row(row))
+    batch = tuple(
+        EvictedExchange(
+            id=h.x_id,
+            started_at=h.x_started_at,
+            ended_at=h.x_ended_at,
+            tokens=h.x_tokens,
+            messages=tuple(bodies[h.x_id]),
+        )
+        for h in heads
+    )
+    return EvictedBatch(batch, int(considered))

@@ -1,0 +1,122 @@
+"""An update's commit on both databases: it writes everything, or on any failed guard nothing at all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, select, update
+
+from summarizer.storage import queue
+from summarizer.storage.database import Database
+from summarizer.storage.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
+from summarizer.storage.summaries import RunRecord, StaleSummary, SummaryVersion, swap_summary
+from summarizer.storage.update_commit import UpdateCommit, commit_update
+from tests.support.workload import feed, make_store
+
+NOW = datetime.now(UTC) + timedelta(seconds=30)
+
+
+def _everything(db: Database) -> dict[str, list[Any]]:
+    with db.read() as conn:
+        return {
+            table.name: [tuple(r) for r in conn.execute(select(table).order_by(*table.primary_key.columns))]
+            for table in (agents, summary_update_queue, summaries, exchanges, summary_runs)
+        }
+
+
+def _version(version: int, covered: int) -> SummaryVersion:
+    return SummaryVersion(
+        agent_id="a",
+        version=version,
+        items=[{"id": f"i{version}", "tier": "session", "text": "did things"}],
+        token_count=3,
+        covered_through_exchange_id=covered,
+        last_aged_on=None,
+        updated_at=NOW,
+    )
+
+
+def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3) -> UpdateCommit:
+    run = RunRecord(agent_id="a", started_at=NOW, finished_at=NOW, outcome="ok", exchange_count=3)
+    return UpdateCommit(
+        claim=claim,
+        summary=_version(from_version + 1, last),
+        from_version=from_version,
+        first_exchange_id=first,
+        last_exchange_id=last,
+        exchange_count=last - first + 1,
+        run=run,
+        batch_size=3,
+        now=NOW,
+    )
+
+
+def _claimed(db: Database) -> queue.Claim:
+    feed(make_store(db), "a", 8)  # evicts exchanges 1..6 (two fit the window)
+    with db.write() as conn:
+        claim = queue.claim(conn, NOW, 60, "a")
+    assert claim is not None
+    return claim
+
+
+def test_a_commit_writes_the_summary_the_folds_the_count_the_run_and_completes_the_row(db: Database) -> None:
+    claim = _claimed(db)
+    with db.write() as conn:
+        committed = commit_update(conn, _commit(claim, 0))
+    assert committed.state == "pending"  # 3 unsummarized exchanges remain: a full batch, still due
+    assert committed.alert_resolved is False
+    with db.read() as conn:
+        assert conn.execute(select(summaries.c.version)).scalar_one() == 1
+        folded = conn.execute(
+            select(exchanges.c.id).where(exchanges.c.summarized_in_version == 1).order_by(exchanges.c.id)
+        ).scalars()
+        assert list(folded) == [1, 2, 3]
+        assert conn.execute(select(agents.c.unsummarized)).scalar_one() == 3
+        assert conn.execute(select(summary_runs.c.exchange_count)).scalar_one() == 3
+        assert conn.execute(select(summary_update_queue.c.claim_token)).scalar_one() is None
+
+
+def _take_over(conn: Connection) -> None:
+    conn.execute(update(summary_update_queue).values(claim_token="someone-else"))
+
+
+def _move_version(conn: Connection) -> None:
+    swap_summary(conn, _version(1, 0), 0)  # a first version appeared meanwhile
+
+
+def _fold_one(conn: Connection) -> None:
+    conn.execute(update(exchanges).where(exchanges.c.id == 2).values(summarized_in_version=99))
+
+
+@pytest.mark.parametrize(
+    ("meanwhile", "error"),
+    [(_take_over, queue.LostClaim), (_move_version, StaleSummary), (_fold_one, StaleSummary)],
+    ids=["claim-taken-over", "version-moved", "exchange-already-folded"],
+)
+def test_a_failed_guard_writes_nothing(
+    db: Database, meanwhile: Callable[[Connection], None], error: type[Exception]
+) -> None:
+    claim = _claimed(db)
+    with db.write() as conn:
+        meanwhile(conn)
+    before = _everything(db)
+    with pytest.raises(error), db.write() as conn:
+        commit_update(conn, _commit(claim, 0))
+    assert _everything(db) == before
+
+
+def test_a_stale_later_version_writes_nothing(db: Database) -> None:
+    claim = _claimed(db)
+    with db.write() as conn:
+        commit_update(conn, _commit(claim, 0))
+    with db.write() as conn:
+        again = queue.claim(conn, NOW, 60, "a")
+        assert again is not None
+        conn.execute(update(summaries).values(version=5))  # aging, say, moved it on
+    before = _everything(db)
+    with pytest.raises(StaleSummary), db.write() as conn:
+        commit_update(conn, _commit(again, 1, first=4, last=6))
+    assert _everything(db) == before
