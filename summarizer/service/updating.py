@@ -35,7 +35,7 @@ from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.model import Summary, items_from_json
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.storage import alerts, queue
-from summarizer.storage.batch_reads import read_agent_state, read_evicted_batch
+from summarizer.storage.batch_reads import AgentState, claim_and_read, read_evicted_batch
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import PENDING
 from summarizer.storage.reading import SummaryRecord, load_summary
@@ -171,30 +171,31 @@ class UpdateService:
     def run(self, agent_id: str | None = None) -> RunResult:
         """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
         started = self._clock()
-        with self.db.autocommit(write=True) as conn:  # one statement, committed at once
-            claim = queue.claim(conn, started, self.config.lease_seconds, agent_id)
-        if claim is None:
+        with self.db.autocommit(write=True) as conn:  # one statement on PostgreSQL, committed at once
+            claimed = claim_and_read(conn, started, self.config.lease_seconds, agent_id)
+        if claimed is None:
             return RunResult(agent_id, Outcome.NOTHING)
+        claim, state = claimed
         structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
         try:
-            return self._run_claimed(claim, started)
+            return self._run_claimed(claim, state, started)
         finally:
             structlog.contextvars.unbind_contextvars("agent_id")
 
-    def _run_claimed(self, claim: queue.Claim, started: datetime) -> RunResult:
+    def _run_claimed(self, claim: queue.Claim, state: AgentState | None, started: datetime) -> RunResult:
         if claim.consecutive_failures > self.config.retry.max_retries:
             error = f"{claim.consecutive_failures} attempts died unfinished ({queue.LEASE_EXPIRED_ERROR})"
             with self.db.write() as conn:
                 held = self._park(conn, claim, started, started, claim.consecutive_failures, error)
             return RunResult(claim.agent_id, Outcome.PARKED if held else Outcome.LOST, error=error)
         try:
-            batch = self._read_batch(claim.agent_id, started)
+            batch = self._read_batch(claim.agent_id, state, started)
         except Exception as exc:  # a row the code cannot take, or a failing read: a failure like any other
             return self._fail(claim, started, exc, None, ())
         if not batch.ready:
             with self.db.autocommit(write=True) as conn:
-                state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
-            return RunResult(claim.agent_id, Outcome.IDLE, requeued=state == PENDING)
+                row_state = queue.finish_idle(conn, claim.agent_id, claim.token, self._clock())
+            return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
         return self._process(claim, started, batch)
 
     def run_backlog(self, agent_id: str, budget_seconds: float | None = None) -> RunResult:
@@ -230,17 +231,16 @@ class UpdateService:
             verdict = Outcome.LOST if lost else Outcome.STALE
             return RunResult(claim.agent_id, verdict, error=str(exc), requeued=not lost)
 
-    def _read_batch(self, agent_id: str, now: datetime) -> Batch:
+    def _read_batch(self, agent_id: str, state: AgentState | None, now: datetime) -> Batch:
         """The summary and the oldest evicted, unsummarized exchanges, bounded by count and input tokens.
 
         Ready when a full batch waits, when the oldest has waited past BATCH_MAX_WAIT, or when the batch is
         bounded by size (there is more behind it).
         """
         cfg = self.config
+        if state is None:
+            return Batch(None, (), ready=False)
         with self.db.autocommit(write=False) as conn:
-            state = read_agent_state(conn, agent_id)
-            if state is None:
-                return Batch(None, (), ready=False)
             covered = (state.summary.covered_through_exchange_id if state.summary else None) or 0
             found = read_evicted_batch(
                 conn,

@@ -1,10 +1,12 @@
-"""What an update reads after its claim: the agent's summary and the next batch of evicted exchanges.
+"""What an update reads with its claim: the agent's summary, and the next batch of evicted exchanges.
 
-Two statements, each built once with bind parameters (no per-call construction or cache-key generation):
-the agent joined to its summary, and the batch's exchanges joined to their messages. The batch is cut in
-SQL, by count and by a running sum of input tokens, so the messages of exchanges that do not fit are
-never fetched. Neither read needs a transaction: the claim keeps other updates away from the agent, and
-a summary that aging rewrote meanwhile is caught by the commit's version check.
+Each statement is built once with bind parameters (no per-call construction or cache-key generation).
+On PostgreSQL the claim is a data-modifying CTE joined to the agent and its summary, so the claim brings
+the agent's state along; SQLite reads it right after the claim, in the claim's transaction. The batch is
+one more statement: the exchanges joined to their messages, cut in SQL by count and by a running sum of
+input tokens, so the messages of exchanges that do not fit are never fetched. It needs no transaction:
+the claim keeps other updates away from the agent, and a summary that aging rewrote meanwhile is caught
+by the commit's version check.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
+from sqlalchemy import Connection, Integer, RowMapping, and_, bindparam, func, or_, select
 
 from summarizer.domain.messages import EvictedExchange, StoredMessage
+from summarizer.storage import queue
 from summarizer.storage.reading import SummaryRecord, message_from_row
 from summarizer.storage.schema import agents, exchanges, messages, summaries
 
@@ -53,10 +56,51 @@ _AGENT_STATE = (
 def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
     """The agent's window start, how long its unsummarized exchanges have waited, and its summary."""
     row = conn.execute(_AGENT_STATE, {"as_agent": agent_id}).mappings().first()
-    if row is None:
-        return None
+    return None if row is None else _agent_state(agent_id, row)
+
+
+def _agent_state(agent_id: str, row: RowMapping) -> AgentState:
     summary = SummaryRecord.from_row(agent_id, row) if row["version"] is not None else None
     return AgentState(row["window_start"], row["unsummarized_since"], summary)
+
+
+def _claim_and_read_statement(one_agent: bool) -> Any:
+    """PostgreSQL: the claim as a data-modifying CTE, joined to the claimed agent's state."""
+    claimed = queue.CLAIMS[(one_agent, True)].cte("claimed")
+    return select(
+        claimed,
+        agents.c.window_start,
+        agents.c.unsummarized_since,
+        summaries.c.version,
+        summaries.c["items"],
+        summaries.c.token_count,
+        summaries.c.covered_through_exchange_id,
+        summaries.c.last_aged_on,
+        summaries.c.updated_at,
+    ).select_from(
+        claimed.join(agents, agents.c.id == claimed.c.agent_id).outerjoin(
+            summaries, summaries.c.agent_id == claimed.c.agent_id
+        )
+    )
+
+
+_CLAIM_AND_READ = {one_agent: _claim_and_read_statement(one_agent) for one_agent in (True, False)}
+
+
+def claim_and_read(
+    conn: Connection, now: datetime, lease_seconds: float, agent_id: str | None = None
+) -> tuple[queue.Claim, AgentState | None] | None:
+    """`queue.claim`, and the claimed agent's state (None if the agent is gone); None if nothing was
+    claimable. One statement on PostgreSQL; on SQLite the claim, then the read, in the caller's transaction."""
+    if conn.dialect.name != "postgresql":
+        claim = queue.claim(conn, now, lease_seconds, agent_id)
+        return None if claim is None else (claim, read_agent_state(conn, claim.agent_id))
+    request = queue.ClaimRequest.make(now, lease_seconds, agent_id)
+    row = conn.execute(_CLAIM_AND_READ[agent_id is not None], request.params).mappings().first()
+    if row is None:
+        return None
+    claim = request.claim_from(row)
+    return claim, _agent_state(claim.agent_id, row)
 
 
 def _batch_statement() -> Any:

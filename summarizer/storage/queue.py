@@ -147,7 +147,7 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
 
 
 # (one agent, lock with SKIP LOCKED): PostgreSQL locks; SQLite serializes writers, one UPDATE suffices.
-_CLAIM = {
+CLAIMS = {
     (one_agent, lock): _claim_statement(one_agent=one_agent, lock=lock)
     for one_agent in (True, False)
     for lock in (True, False)
@@ -160,24 +160,43 @@ def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str |
     A duplicate or late wake-up for a row that is already running, idle or parked claims nothing, which is
     what makes redelivered broker messages harmless.
     """
-    token = new_token()
-    lease = now + timedelta(seconds=lease_seconds)
-    stmt = _CLAIM[(agent_id is not None, conn.dialect.name == "postgresql")]
-    params: dict[str, Any] = {"claim_now": now, "claim_token": token, "claim_lease": lease}
-    if agent_id is not None:
-        params["claim_agent"] = agent_id
-    row = conn.execute(stmt, params).mappings().first()
-    if row is None:
-        return None
-    return Claim(
-        agent_id=row["agent_id"],
-        token=token,
-        attempts=row["attempts"],
-        consecutive_failures=row["consecutive_failures"],
-        lease_expires_at=lease,
-        rescued=row["last_error"] == LEASE_EXPIRED_ERROR and row["consecutive_failures"] > 0,
-        alert_open=bool(row["alert_open"]),
-    )
+    request = ClaimRequest.make(now, lease_seconds, agent_id)
+    row = conn.execute(claim_statement(conn, agent_id), request.params).mappings().first()
+    return None if row is None else request.claim_from(row)
+
+
+def claim_statement(conn: Connection, agent_id: str | None) -> Update:
+    """The claim (RETURNING agent_id, attempts, consecutive_failures, last_error, alert_open)."""
+    return CLAIMS[(agent_id is not None, conn.dialect.name == "postgresql")]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRequest:
+    """The bind parameters of one claim, and the token and lease it hands out."""
+
+    params: dict[str, Any]
+    token: str
+    lease_expires_at: datetime
+
+    @classmethod
+    def make(cls, now: datetime, lease_seconds: float, agent_id: str | None) -> ClaimRequest:
+        token = new_token()
+        lease = now + timedelta(seconds=lease_seconds)
+        params: dict[str, Any] = {"claim_now": now, "claim_token": token, "claim_lease": lease}
+        if agent_id is not None:
+            params["claim_agent"] = agent_id
+        return cls(params, token, lease)
+
+    def claim_from(self, row: RowMapping) -> Claim:
+        return Claim(
+            agent_id=row["agent_id"],
+            token=self.token,
+            attempts=row["attempts"],
+            consecutive_failures=row["consecutive_failures"],
+            lease_expires_at=self.lease_expires_at,
+            rescued=row["last_error"] == LEASE_EXPIRED_ERROR and row["consecutive_failures"] > 0,
+            alert_open=bool(row["alert_open"]),
+        )
 
 
 def _held(agent_id: str, token: str) -> ColumnElement[bool]:
