@@ -7,6 +7,7 @@ broker restarts and lost messages; the dispatcher turns due rows back into wake-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -25,16 +26,18 @@ from workers.runtime import alert_service, service
 log = structlog.get_logger("workers.tasks")
 
 
-def wake(agent_ids: list[str]) -> None:
+def wake(agent_ids: Sequence[str | None]) -> None:
+    """One update task per id; None asks for the most urgent due row, whoever's it is."""
     for agent_id in agent_ids:
         update_summary.apply_async(args=(agent_id,), queue=QUEUE)
 
 
 @app.task(name=TASK_UPDATE, ignore_result=True)
-def update_summary(agent_id: str) -> str:
-    result = service().run_backlog(agent_id)
-    if result.requeued:
-        wake([agent_id])  # more work behind this batch: no need to wait for the next dispatcher run
+def update_summary(agent_id: str | None = None) -> str:
+    """Update `agent_id`'s summary; with nothing due for it (or no id), the most urgent due row's."""
+    result = service().run_backlog(agent_id, or_any=True)
+    if result.requeued and result.agent_id is not None:
+        wake([result.agent_id])  # more work behind this batch: no need to wait for the next dispatcher run
     return result.outcome.value
 
 
@@ -51,15 +54,22 @@ def _broker_backlog() -> int:
 
 @app.task(name=TASK_DISPATCH, ignore_result=True)
 def dispatch() -> int:
-    """Send wake-ups for due rows. Duplicates are harmless (a claim that finds nothing), so the only care is
-    not to flood the broker: with a backlog already waiting, send only what tops it up to DISPATCH_LIMIT."""
+    """Top the broker backlog up to one wake-up per due row (at most DISPATCH_LIMIT).
+
+    Every update task that finds its own agent with nothing due takes the most urgent due row instead,
+    so any waiting wake-up serves some due row: wake-ups already in the queue (from evictions, from an
+    earlier run) count, and only the difference is sent, as anonymous wake-ups. Sending one per due row
+    on every run instead kept a large backlog's queue full of duplicates that cost more CPU to publish
+    and discard than the updates themselves.
+    """
     svc = service()
-    due = svc.due()
-    room = max(0, svc.config.dispatch_limit - _broker_backlog())
-    wake(due[:room])
+    due = len(svc.due())
+    backlog = _broker_backlog()
+    missing = max(0, min(due, svc.config.dispatch_limit) - backlog)
+    wake([None] * missing)
     if due:
-        log.info("dispatch.sent", due=len(due), sent=min(room, len(due)))
-    return min(room, len(due))
+        log.info("dispatch.sent", due=due, backlog=backlog, sent=missing)
+    return missing
 
 
 @app.task(name=TASK_RESCUE, ignore_result=True)

@@ -198,8 +198,14 @@ class UpdateService:
             return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
         return self._process(claim, started, batch)
 
-    def run_backlog(self, agent_id: str, budget_seconds: float | None = None) -> RunResult:
+    def run_backlog(
+        self, agent_id: str | None, budget_seconds: float | None = None, *, or_any: bool = False
+    ) -> RunResult:
         """`run(agent_id)`, then the agent's next full batches while they are due and the budget lasts.
+
+        With `or_any`, a wake-up whose agent has nothing due (a duplicate, a late message, a batch still
+        filling) claims the most urgent due row instead, so no wake-up is wasted while work waits; that
+        is what lets the dispatcher send only as many wake-ups as there are due rows.
 
         A fast update (no model latency: the offline summarizer, a quick provider) would otherwise pay a
         broker round trip and a task's overhead for each batch of a backlog. A slow one exhausts the budget
@@ -209,8 +215,10 @@ class UpdateService:
         budget = self.config.follow_on_seconds if budget_seconds is None else budget_seconds
         deadline = time.monotonic() + budget
         result = self.run(agent_id)
+        if or_any and agent_id is not None and result.outcome in (Outcome.NOTHING, Outcome.IDLE):
+            result = self.run(None)
         while result.outcome is Outcome.OK and result.requeued and time.monotonic() < deadline:
-            result = self.run(agent_id)
+            result = self.run(result.agent_id)
         return result
 
     def _process(self, claim: queue.Claim, started: datetime, batch: Batch) -> RunResult:

@@ -77,6 +77,21 @@ def test_a_duplicate_wake_up_claims_nothing(db: Database) -> None:
     assert_folded_exactly_once(db, "a", complete=False)
 
 
+def test_a_wake_up_whose_agent_has_nothing_due_serves_the_most_urgent_due_row(db: Database) -> None:
+    store = make_store(db)
+    feed(store, "a", 6)
+    feed(store, "b", 6)
+    svc = service(db)
+    assert svc.run("a").outcome is Outcome.OK  # "a" is idle now; "b" still waits
+    plain = svc.run_backlog("a")
+    assert plain.outcome is Outcome.NOTHING  # without or_any a duplicate wake-up does nothing
+    served = svc.run_backlog("a", or_any=True)
+    assert (served.agent_id, served.outcome) == ("b", Outcome.OK)
+    assert svc.run_backlog(None, or_any=True).outcome is Outcome.NOTHING  # nothing due anywhere
+    assert_folded_exactly_once(db, "a", complete=False)
+    assert_folded_exactly_once(db, "b", complete=False)
+
+
 def test_claims_are_exclusive_and_fenced(db: Database) -> None:
     feed(make_store(db), "a", 6)
     clock = Clock()
