@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -137,7 +138,8 @@ def run(
     latency: float,
     batch: int,
     pool: str,
-) -> None:
+) -> tuple[float, float]:
+    """One run from a fresh database and Redis; returns (updates/s over the whole run, steady state)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         redis = RedisServer(tmp_path)
@@ -226,8 +228,9 @@ def run(
             baseline_in = evicted * (int(avg_summary or 0) + 20 + 300)
             print(f"  LLM calls={calls} (naive baseline {evicted}: ratio {calls / max(evicted, 1):.3f})")
             print(f"  LLM tokens in={tokens_in} out={tokens_out}; naive baseline in~{baseline_in}")
-            print(f"  worker RSS KiB start={rss_start} at 20%={rss_mid} end={rss_end}")
+            print(f"  worker RSS KiB start={rss_start} at 20%={rss_mid} end={rss_end}", flush=True)
         redis.stop()
+    return calls / elapsed, steady_rate
 
 
 def main() -> None:
@@ -238,6 +241,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--pool", default="threads", choices=["threads", "prefork", "solo"])
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs in a row; prints the median and range of the rates"
+    )
     args = parser.parse_args()
     presets = {
         "throughput": (300, 32, 0.0, 3),
@@ -248,16 +254,25 @@ def main() -> None:
     }
     agents, per_agent, latency, batch = presets[args.mode]
     concurrency = args.concurrency if args.mode != "latency" else max(args.concurrency, 16)
-    run(
-        args.mode,
-        args.agents or agents,
-        args.exchanges or per_agent,
-        args.workers,
-        concurrency,
-        latency,
-        batch,
-        args.pool,
-    )
+    rates = [
+        run(
+            args.mode,
+            args.agents or agents,
+            args.exchanges or per_agent,
+            args.workers,
+            concurrency,
+            latency,
+            batch,
+            args.pool,
+        )
+        for _ in range(args.repeat)
+    ]
+    if len(rates) > 1:
+        for label, values in (("whole run", [r[0] for r in rates]), ("steady state", [r[1] for r in rates])):
+            print(
+                f"{label} over {len(values)} runs: median {statistics.median(values):.1f} updates/s"
+                f" (min {min(values):.1f}, max {max(values):.1f})"
+            )
 
 
 if __name__ == "__main__":

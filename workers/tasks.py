@@ -54,18 +54,20 @@ def _broker_backlog() -> int:
 
 @app.task(name=TASK_DISPATCH, ignore_result=True)
 def dispatch() -> int:
-    """Top the broker backlog up to one wake-up per due row (at most DISPATCH_LIMIT).
+    """Top the broker backlog up to one wake-up per due row (at most DISPATCH_LIMIT), and send at least one
+    while anything is due.
 
     Every update task that finds its own agent with nothing due takes the most urgent due row instead,
     so any waiting wake-up serves some due row: wake-ups already in the queue (from evictions, from an
     earlier run) count, and only the difference is sent, as anonymous wake-ups. Sending one per due row
     on every run instead kept a large backlog's queue full of duplicates that cost more CPU to publish
-    and discard than the updates themselves.
+    and discard than the updates themselves. The backlog also holds periodic messages, which serve no
+    row; the one wake-up sent regardless keeps a queue crowded with them moving.
     """
     svc = service()
     due = len(svc.due())
     backlog = _broker_backlog()
-    missing = max(0, min(due, svc.config.dispatch_limit) - backlog)
+    missing = max(min(due, 1), min(due, svc.config.dispatch_limit) - backlog)
     wake([None] * missing)
     if due:
         log.info("dispatch.sent", due=due, backlog=backlog, sent=missing)

@@ -304,8 +304,7 @@ class UpdateService:
             batch_size=self.config.batch_size,
             now=finished,
         )
-        with self.db.write() as conn:
-            committed = commit_update(conn, commit)
+        committed = commit_update(self.db, commit)
         if committed.alert_resolved:
             log.warning("alert.resolved", kind=alerts.SUMMARY_UPDATES_FAILING, version=new.version)
         log.info(

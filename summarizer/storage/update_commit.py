@@ -6,10 +6,12 @@ summary is swapped if its version did not move, the batch's exchanges are marked
 version if every one of them was still unsummarized, and the run is recorded. A failed guard raises
 `LostClaim` or `StaleSummary` and the caller's transaction rolls back whole.
 
-On PostgreSQL the five writes travel as one statement (data-modifying CTEs, each a statement the SQLite
-path also runs), so the commit costs BEGIN, one statement and COMMIT instead of seven round trips. The
-guards are then checked on what the statement returns, before COMMIT. SQLite, which has no
-data-modifying CTEs and no network to save, runs the same statements one after another.
+On PostgreSQL the five writes travel as one statement of data-modifying CTEs (each one a statement the
+SQLite path runs too) with no explicit transaction around it: a statement is atomic on its own, and a
+failed guard makes it call `summarizer_abort()` (migration 0002), which raises and so rolls all of it
+back. The commit is one round trip instead of seven. When the claim saw an open repeated-failure alert,
+the statement and the alert's resolution share a transaction. SQLite, which has no data-modifying CTEs
+and no network to save, runs the same statements one after another in a transaction.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, bindparam, func, select
+from sqlalchemy import Connection, Integer, bindparam, case, func, select
+from sqlalchemy.exc import DBAPIError
 
 from summarizer.storage import alerts, queue
+from summarizer.storage.database import Database
 from summarizer.storage.summaries import (
     MARK_FOLDED,
     RECORD_RUN,
@@ -28,7 +32,6 @@ from summarizer.storage.summaries import (
     RunRecord,
     StaleSummary,
     SummaryVersion,
-    check_folded,
     mark_folded,
     mark_folded_params,
     record_run,
@@ -64,17 +67,27 @@ class Committed:
     alert_resolved: bool
 
 
-def commit_update(conn: Connection, commit: UpdateCommit) -> Committed:
-    """Write `commit` in the caller's transaction; raises `LostClaim` or `StaleSummary` if a guard fails."""
+def commit_update(db: Database, commit: UpdateCommit) -> Committed:
+    """Write `commit` all or nothing; raises `LostClaim` or `StaleSummary` if a guard fails."""
     claim = commit.claim
-    if conn.dialect.name == "postgresql":
+    if db.is_sqlite:
+        with db.write() as conn:
+            state = _step_by_step(conn, commit)
+            _resolve_alert(conn, commit)
+        return Committed(state, claim.alert_open)
+    if not claim.alert_open:
+        with db.autocommit(write=True) as conn:  # one statement: atomic on its own
+            return Committed(_in_one_statement(conn, commit), alert_resolved=False)
+    with db.write() as conn:  # rare: the same statement, and the incident closed in the same transaction
         state = _in_one_statement(conn, commit)
-    else:
-        state = _step_by_step(conn, commit)
-    resolved = claim.alert_open and bool(
-        alerts.resolve(conn, kind=alerts.SUMMARY_UPDATES_FAILING, agent_id=claim.agent_id, now=commit.now)
-    )
-    return Committed(state, resolved)
+        return Committed(state, _resolve_alert(conn, commit))
+
+
+def _resolve_alert(conn: Connection, commit: UpdateCommit) -> bool:
+    if not commit.claim.alert_open:
+        return False
+    kind, agent_id = alerts.SUMMARY_UPDATES_FAILING, commit.claim.agent_id
+    return bool(alerts.resolve(conn, kind=kind, agent_id=agent_id, now=commit.now))
 
 
 def _lost(claim: queue.Claim) -> queue.LostClaim:
@@ -101,6 +114,10 @@ def _step_by_step(conn: Connection, commit: UpdateCommit) -> str:
     return state
 
 
+LOST, STALE, FOLDED = "claim taken over", "summary version moved", "exchanges folded already"
+GUARD_PREFIX = "summarizer guard: "
+
+
 def _one_statement(first_version: bool) -> Any:
     took = TAKE_OFF.cte("took")
     remaining = select(took.c.unsummarized).scalar_subquery()
@@ -110,13 +127,21 @@ def _one_statement(first_version: bool) -> Any:
     folded = MARK_FOLDED.returning(MARK_FOLDED.table.c.id).cte("folded")
     run = RECORD_RUN.returning(RECORD_RUN.table.c.id).cte("run")
     # Scalar subqueries in this order: the agent row is locked (took) before the queue row (held).
-    return select(
+    outcome = select(
         remaining.label("remaining"),
         select(held.c.state).scalar_subquery().label("state"),
         select(func.count()).select_from(swapped).scalar_subquery().label("swapped"),
         select(func.count()).select_from(folded).scalar_subquery().label("folded"),
         select(run.c.id).scalar_subquery().label("run_id"),
+    ).subquery("outcome")
+    # A failed guard raises (summarizer_abort, migration 0002): the whole statement rolls back.
+    abort = case(
+        (outcome.c.state.is_(None), func.summarizer_abort(LOST)),
+        (outcome.c.swapped == 0, func.summarizer_abort(STALE)),
+        (outcome.c.folded != bindparam("expected_folds", type_=Integer), func.summarizer_abort(FOLDED)),
+        else_=0,
     )
+    return select(outcome.c.state, outcome.c.folded, abort.label("guard"))
 
 
 _ONE_STATEMENT = {first: _one_statement(first) for first in (True, False)}
@@ -131,12 +156,27 @@ def _in_one_statement(conn: Connection, commit: UpdateCommit) -> str:
         "done_batch_size": commit.batch_size,
         **swap_params(commit.summary, commit.from_version),
         **mark_folded_params(claim.agent_id, first, last, commit.summary.version),
+        "expected_folds": commit.exchange_count,
         **run_params(commit.run),
     }
-    row = conn.execute(_ONE_STATEMENT[commit.from_version == 0], params).one()
-    if row.state is None:
-        raise _lost(claim)
-    if not row.swapped:
-        raise StaleSummary(f"summary of {claim.agent_id!r} is no longer at version {commit.from_version}")
-    check_folded(claim.agent_id, first, last, row.folded, commit.exchange_count)
+    try:
+        row = conn.execute(_ONE_STATEMENT[commit.from_version == 0], params).one()
+    except DBAPIError as exc:
+        reason = _guard_reason(exc)
+        if reason is None:
+            raise
+        if reason == LOST:
+            raise _lost(claim) from None
+        raise StaleSummary(
+            f"summary of {claim.agent_id!r} at version {commit.from_version}, exchanges {first}..{last}: {reason}"
+        ) from None
     return str(row.state)
+
+
+def _guard_reason(exc: DBAPIError) -> str | None:
+    """The failed guard's reason when `exc` is summarizer_abort's exception, else None."""
+    diag = getattr(exc.orig, "diag", None)
+    message = getattr(diag, "message_primary", None) or ""
+    if getattr(exc.orig, "sqlstate", None) != "P0001" or not message.startswith(GUARD_PREFIX):
+        return None
+    return message.removeprefix(GUARD_PREFIX)

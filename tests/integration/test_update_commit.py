@@ -64,8 +64,7 @@ def _claimed(db: Database) -> queue.Claim:
 
 def test_a_commit_writes_the_summary_the_folds_the_count_the_run_and_completes_the_row(db: Database) -> None:
     claim = _claimed(db)
-    with db.write() as conn:
-        committed = commit_update(conn, _commit(claim, 0))
+    committed = commit_update(db, _commit(claim, 0))
     assert committed.state == "pending"  # 3 unsummarized exchanges remain: a full batch, still due
     assert committed.alert_resolved is False
     with db.read() as conn:
@@ -103,20 +102,19 @@ def test_a_failed_guard_writes_nothing(
     with db.write() as conn:
         meanwhile(conn)
     before = _everything(db)
-    with pytest.raises(error), db.write() as conn:
-        commit_update(conn, _commit(claim, 0))
+    with pytest.raises(error):
+        commit_update(db, _commit(claim, 0))
     assert _everything(db) == before
 
 
 def test_a_stale_later_version_writes_nothing(db: Database) -> None:
     claim = _claimed(db)
-    with db.write() as conn:
-        commit_update(conn, _commit(claim, 0))
+    commit_update(db, _commit(claim, 0))
     with db.write() as conn:
         again = queue.claim(conn, NOW, 60, "a")
         assert again is not None
         conn.execute(update(summaries).values(version=5))  # aging, say, moved it on
     before = _everything(db)
-    with pytest.raises(StaleSummary), db.write() as conn:
-        commit_update(conn, _commit(again, 1, first=4, last=6))
+    with pytest.raises(StaleSummary):
+        commit_update(db, _commit(again, 1, first=4, last=6))
     assert _everything(db) == before
