@@ -1,14 +1,16 @@
 """The update service: claim -> load -> engine -> ONE commit, plus the sweeps the beat schedule runs.
 
 Everything a Celery task does lives here, so the same code runs in a worker, in `summarizer drain`, and in
-tests without a broker. Two short transactions per update, none open during the LLM call:
+tests without a broker. Nothing is held open during the LLM call; an update is three short steps:
 
-1. claim the agent's queue row (lease + fresh claim token) and read the summary and a batch of evicted,
-   unsummarized exchanges; commit (a batch still filling is handed back in the same transaction);
-2. after the engine answered: take the batch off the agent's count (locking the agent row first), complete
-   the queue row if our claim token still holds it, compare-and-swap the summary version, mark the exchanges
-   folded, write the run record; commit. Any guard failing rolls the whole write back, so a duplicate, late
-   or rescued run can never fold an exchange in twice.
+1. claim the agent's queue row (lease + fresh claim token), committed at once; on PostgreSQL the same
+   statement returns the agent's state and summary (storage/batch_reads.py);
+2. read the batch of evicted, unsummarized exchanges with their messages (one statement, no transaction);
+   a batch still filling hands the row back;
+3. after the engine answered, commit (storage/update_commit.py): take the batch off the agent's count
+   (locking the agent row first), complete the queue row if our claim token still holds it,
+   compare-and-swap the summary version, mark the exchanges folded, write the run record. Any guard
+   failing rolls the whole write back, so a duplicate, late or rescued run never folds an exchange twice.
 
 Failures become decisions of the pure retry policy: retry later through `available_at`, or park the row
 and raise one alert for the incident. The last good summary is never touched by a failure.

@@ -16,7 +16,10 @@ from summarizer.storage.summaries import RunRecord, StaleSummary, SummaryVersion
 from summarizer.storage.update_commit import UpdateCommit, commit_update
 from tests.support.workload import feed, make_store
 
-NOW = datetime.now(UTC) + timedelta(seconds=30)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC) + timedelta(seconds=30)  # after anything the store stamped
 
 
 def _everything(db: Database) -> dict[str, list[Any]]:
@@ -35,12 +38,13 @@ def _version(version: int, covered: int) -> SummaryVersion:
         token_count=3,
         covered_through_exchange_id=covered,
         last_aged_on=None,
-        updated_at=NOW,
+        updated_at=_now(),
     )
 
 
 def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3) -> UpdateCommit:
-    run = RunRecord(agent_id="a", started_at=NOW, finished_at=NOW, outcome="ok", exchange_count=3)
+    now = _now()
+    run = RunRecord(agent_id="a", started_at=now, finished_at=now, outcome="ok", exchange_count=3)
     return UpdateCommit(
         claim=claim,
         summary=_version(from_version + 1, last),
@@ -50,14 +54,14 @@ def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3
         exchange_count=last - first + 1,
         run=run,
         batch_size=3,
-        now=NOW,
+        now=now,
     )
 
 
 def _claimed(db: Database) -> queue.Claim:
     feed(make_store(db), "a", 8)  # evicts exchanges 1..6 (two fit the window)
     with db.write() as conn:
-        claim = queue.claim(conn, NOW, 60, "a")
+        claim = queue.claim(conn, _now(), 60, "a")
     assert claim is not None
     return claim
 
@@ -111,7 +115,7 @@ def test_a_stale_later_version_writes_nothing(db: Database) -> None:
     claim = _claimed(db)
     commit_update(db, _commit(claim, 0))
     with db.write() as conn:
-        again = queue.claim(conn, NOW, 60, "a")
+        again = queue.claim(conn, _now(), 60, "a")
         assert again is not None
         conn.execute(update(summaries).values(version=5))  # aging, say, moved it on
     before = _everything(db)
