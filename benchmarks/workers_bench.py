@@ -124,7 +124,7 @@ def cpu_by_program() -> dict[str, float]:
 
 def python_speed_ms() -> float:
     """Milliseconds a fixed pure-Python loop takes here and now (best of 3): this shared VM's speed moves by
-    up to 2x over minutes, so every figure is printed next to it (about 120 ms when the machine is quiet)."""
+    up to 2x over minutes, so every figure is printed next to it (compare runs only at similar figures)."""
     best = float("inf")
     for _ in range(3):
         started = time.process_time()
@@ -133,6 +133,16 @@ def python_speed_ms() -> float:
             total += i * i
         best = min(best, time.process_time() - started)
     return best * 1000
+
+
+def round_trips_ms(db: Database, count: int = 2_000) -> float:
+    """Milliseconds for `count` `SELECT 1` round trips to PostgreSQL: how fast this VM switches between
+    processes right now, which moves more than raw Python speed does."""
+    with db.read() as conn:
+        started = time.perf_counter()
+        for _ in range(count):
+            conn.exec_driver_sql("SELECT 1").scalar()
+        return (time.perf_counter() - started) * 1000
 
 
 def rss_kb(pid: int) -> int:
@@ -171,7 +181,7 @@ def run(
                 "SUMMARIZER_DISPATCH_INTERVAL": "1",
                 "SUMMARIZER_WINDOW_TOKENS": str(WINDOW_TOKENS),
             }
-            speed_before = python_speed_ms()
+            speed_before, trips_before = python_speed_ms(), round_trips_ms(db)
             fleet = Fleet(env, tmp_path)
             try:
                 pids = [fleet.worker(f"w{i}", concurrency=concurrency, pool=pool).pid for i in range(workers)]
@@ -201,7 +211,7 @@ def run(
                 nothing = sum(fleet.log(f"w{i}").count("'nothing'") for i in range(workers))
             finally:
                 fleet.close()
-            speed_after = python_speed_ms()
+            speed_after, trips_after = python_speed_ms(), round_trips_ms(db)
             steady_rate, in_flight, steady_runs = steady_state(db)
             with db.read() as conn:
                 runs = conn.execute(
@@ -218,7 +228,10 @@ def run(
             slots = workers * concurrency
             print(
                 f"mode={mode} workers={workers}x{concurrency} ({pool}) llm_latency={latency}s batch={batch}"
-                f" | machine: a fixed Python loop took {speed_before:.0f} ms before, {speed_after:.0f} ms after"
+            )
+            print(
+                f"  machine before/after: a fixed Python loop {speed_before:.0f}/{speed_after:.0f} ms,"
+                f" 2,000 PostgreSQL round trips {trips_before:.0f}/{trips_after:.0f} ms"
             )
             print(
                 f"  evicted exchanges={evicted} updates={calls} elapsed={elapsed:.2f}s -> {calls / elapsed:.1f} updates/s"

@@ -36,6 +36,7 @@ from sqlalchemy import (
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
+from summarizer.storage.constants import inline
 from summarizer.storage.queue_upsert import FAILED, IDLE, PENDING, RUNNING, arm_queue_row
 from summarizer.storage.schema import agents, alerts
 from summarizer.storage.schema import summary_update_queue as q
@@ -218,7 +219,7 @@ def complete_statement(more_work: ColumnElement[bool] | None = None) -> Update:
     held = and_(
         q.c.agent_id == bindparam("done_agent", type_=q.c.agent_id.type),
         q.c.claim_token == bindparam("done_token", type_=q.c.claim_token.type),
-        q.c.state == RUNNING,
+        q.c.state == inline(RUNNING),
     )
     more = bindparam("done_more", type_=q.c.dirty.type) if more_work is None else more_work
     again = or_(q.c.dirty.is_(True), more)
@@ -226,16 +227,16 @@ def complete_statement(more_work: ColumnElement[bool] | None = None) -> Update:
         update(q)
         .where(held)
         .values(
-            state=case((again, PENDING), else_=IDLE),
+            state=case((again, inline(PENDING)), else_=inline(IDLE)),
             queued_at=case((again, now), else_=q.c.queued_at),
             available_at=now,
-            priority=0,
-            attempts=0,
-            consecutive_failures=0,
-            lease_expires_at=None,
-            claim_token=None,
-            dirty=False,
-            last_error=None,
+            priority=inline(0),
+            attempts=inline(0),
+            consecutive_failures=inline(0),
+            lease_expires_at=inline(None),
+            claim_token=inline(None),
+            dirty=inline(False),
+            last_error=inline(None),
             updated_at=now,
         )
         .returning(q.c.state)

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Update, and_, bindparam, case, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.errors import SummarizerError
+from summarizer.storage.constants import inline
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs
 
 
@@ -131,10 +132,10 @@ def _take_off_statement() -> Update:
         update(agents)
         .where(agents.c.id == bindparam("to_agent", type_=agents.c.id.type))
         .values(
-            unsummarized=case((left > 0, left), else_=0),
+            unsummarized=case((left > inline(0), left), else_=inline(0)),
             unsummarized_since=case(
-                (left > 0, bindparam("to_now", type_=agents.c.unsummarized_since.type)),
-                else_=None,
+                (left > inline(0), bindparam("to_now", type_=agents.c.unsummarized_since.type)),
+                else_=inline(None),
             ),
         )
         .returning(agents.c.unsummarized)

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Integer, bindparam, case, func, select
 from sqlalchemy.exc import DBAPIError
 
 from summarizer.storage import alerts, queue
+from summarizer.storage.constants import inline
 from summarizer.storage.database import Database
 from summarizer.storage.summaries import (
     MARK_FOLDED,
@@ -114,7 +115,7 @@ def _step_by_step(conn: Connection, commit: UpdateCommit) -> str:
     return state
 
 
-LOST, STALE, FOLDED = "claim taken over", "summary version moved", "exchanges folded already"
+LOST, STALE, FOLDED = "claim_taken_over", "summary_version_moved", "exchanges_folded_already"
 GUARD_PREFIX = "summarizer guard: "
 
 
@@ -136,10 +137,13 @@ def _one_statement(first_version: bool) -> Any:
     ).subquery("outcome")
     # A failed guard raises (summarizer_abort, migration 0002): the whole statement rolls back.
     abort = case(
-        (outcome.c.state.is_(None), func.summarizer_abort(LOST)),
-        (outcome.c.swapped == 0, func.summarizer_abort(STALE)),
-        (outcome.c.folded != bindparam("expected_folds", type_=Integer), func.summarizer_abort(FOLDED)),
-        else_=0,
+        (outcome.c.state.is_(None), func.summarizer_abort(inline(LOST))),
+        (outcome.c.swapped == inline(0), func.summarizer_abort(inline(STALE))),
+        (
+            outcome.c.folded != bindparam("expected_folds", type_=Integer),
+            func.summarizer_abort(inline(FOLDED)),
+        ),
+        else_=inline(0),
     )
     return select(outcome.c.state, outcome.c.folded, abort.label("guard"))
 

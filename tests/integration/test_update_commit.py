@@ -17,7 +17,6 @@ from summarizer.storage.update_commit import UpdateCommit, commit_update
 from tests.support.workload import feed, make_store
 
 
-
 def _now() -> datetime:
     return datetime.now(UTC) + timedelta(seconds=30)  # after anything the store stamped
 
