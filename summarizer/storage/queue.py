@@ -212,7 +212,9 @@ def holds_claim(conn: Connection, agent_id: str, token: str, *, lock: bool = Fal
     return conn.execute(stmt).first() is not None
 
 
-def complete_statement(more_work: ColumnElement[bool] | None = None) -> Update:
+def complete_statement(
+    more_work: ColumnElement[bool] | None = None, only_if: ColumnElement[bool] | None = None
+) -> Update:
     """`complete`, built once (it runs once per update) with the claim check as bind parameters; the row
     stays due if it is dirty or `more_work` (by default the `done_more` parameter) holds."""
     now = bindparam("done_now", type_=q.c.updated_at.type)
@@ -221,6 +223,8 @@ def complete_statement(more_work: ColumnElement[bool] | None = None) -> Update:
         q.c.claim_token == bindparam("done_token", type_=q.c.claim_token.type),
         q.c.state == inline(RUNNING),
     )
+    if only_if is not None:
+        held = and_(held, only_if)
     more = bindparam("done_more", type_=q.c.dirty.type) if more_work is None else more_work
     again = or_(q.c.dirty.is_(True), more)
     return (

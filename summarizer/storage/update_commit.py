@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, bindparam, case, func, select
+from sqlalchemy import Connection, Integer, bindparam, case, exists, func, select
 from sqlalchemy.exc import DBAPIError
 
 from summarizer.storage import alerts, queue
@@ -123,11 +123,12 @@ def _one_statement(first_version: bool) -> Any:
     took = TAKE_OFF.cte("took")
     remaining = select(took.c.unsummarized).scalar_subquery()
     more = remaining >= bindparam("done_batch_size", type_=Integer)
-    held = queue.complete_statement(more_work=more).cte("held")
+    # The queue row's WHERE waits for `took`: the agent row is locked before the queue row is even read for
+    # update, whatever order PostgreSQL runs the CTEs in (the conversation store locks in that order too).
+    held = queue.complete_statement(more_work=more, only_if=exists(select(took.c.unsummarized))).cte("held")
     swapped = swap_statement("postgresql", 0 if first_version else 1).cte("swapped")
     folded = MARK_FOLDED.returning(MARK_FOLDED.table.c.id).cte("folded")
     run = RECORD_RUN.returning(RECORD_RUN.table.c.id).cte("run")
-    # Scalar subqueries in this order: the agent row is locked (took) before the queue row (held).
     outcome = select(
         remaining.label("remaining"),
         select(held.c.state).scalar_subquery().label("state"),

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, select, text, update
 
 from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
 from summarizer.storage.summaries import RunRecord, StaleSummary, SummaryVersion, swap_summary
 from summarizer.storage.update_commit import UpdateCommit, commit_update
+from tests.support.fleet import wait_for
 from tests.support.workload import feed, make_store
 
 
@@ -121,3 +123,35 @@ def test_a_stale_later_version_writes_nothing(db: Database) -> None:
     with pytest.raises(StaleSummary):
         commit_update(db, _commit(again, 1, first=4, last=6))
     assert _everything(db) == before
+
+
+def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(pg: Database) -> None:
+    """The conversation store locks the agent row, then arms the queue row. A commit that took the queue row
+    first and then waited for the agent row would deadlock with it; it must wait before touching the queue."""
+    claim = _claimed(pg)
+    holder = pg.engine.connect()
+    try:
+        holder.begin()
+        holder.execute(select(agents.c.id).where(agents.c.id == "a").with_for_update())  # as the store does
+        worker = threading.Thread(target=commit_update, args=(pg, _commit(claim, 0)))
+        worker.start()
+
+        def waiting_on_a_lock() -> bool:
+            activity = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            with pg.read() as conn:
+                return bool(conn.execute(text(activity)).scalar_one())
+
+        wait_for(waiting_on_a_lock, 10, "the commit to wait for the agent row")
+        # The queue row is still free: the store's next step would not deadlock.
+        holder.execute(
+            select(summary_update_queue.c.agent_id)
+            .where(summary_update_queue.c.agent_id == "a")
+            .with_for_update(nowait=True)
+        )
+        holder.rollback()
+        worker.join(10)
+        assert not worker.is_alive()
+    finally:
+        holder.close()
+    with pg.read() as conn:
+        assert conn.execute(select(summaries.c.version)).scalar_one() == 1
