@@ -37,17 +37,19 @@ class EvictedBatch:
     """Evicted, unsummarized exchanges that were considered (at most `max_exchanges`), fitting or not."""
 
 
+# What an update needs of the agent: where its window starts, how long its backlog has waited, its summary.
+_STATE_COLUMNS = (
+    agents.c.window_start,
+    agents.c.unsummarized_since,
+    summaries.c.version,
+    summaries.c["items"],
+    summaries.c.token_count,
+    summaries.c.covered_through_exchange_id,
+    summaries.c.last_aged_on,
+    summaries.c.updated_at,
+)
 _AGENT_STATE = (
-    select(
-        agents.c.window_start,
-        agents.c.unsummarized_since,
-        summaries.c.version,
-        summaries.c["items"],
-        summaries.c.token_count,
-        summaries.c.covered_through_exchange_id,
-        summaries.c.last_aged_on,
-        summaries.c.updated_at,
-    )
+    select(*_STATE_COLUMNS)
     .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
     .where(agents.c.id == bindparam("as_agent", type_=agents.c.id.type))
 )
@@ -67,17 +69,7 @@ def _agent_state(agent_id: str, row: RowMapping) -> AgentState:
 def _claim_and_read_statement(one_agent: bool) -> Any:
     """PostgreSQL: the claim as a data-modifying CTE, joined to the claimed agent's state."""
     claimed = queue.CLAIMS[(one_agent, True)].cte("claimed")
-    return select(
-        claimed,
-        agents.c.window_start,
-        agents.c.unsummarized_since,
-        summaries.c.version,
-        summaries.c["items"],
-        summaries.c.token_count,
-        summaries.c.covered_through_exchange_id,
-        summaries.c.last_aged_on,
-        summaries.c.updated_at,
-    ).select_from(
+    return select(claimed, *_STATE_COLUMNS).select_from(
         claimed.join(agents, agents.c.id == claimed.c.agent_id).outerjoin(
             summaries, summaries.c.agent_id == claimed.c.agent_id
         )

@@ -184,11 +184,7 @@ def mark_folded(
 ) -> None:
     """Mark exchanges first..last as folded into `version`; `StaleSummary` unless all `expected` still
     were unsummarized (another run folded some of them: the whole commit must roll back)."""
-    result = conn.execute(MARK_FOLDED, mark_folded_params(agent_id, first, last, version))
-    check_folded(agent_id, first, last, result.rowcount, expected)
-
-
-def check_folded(agent_id: str, first: int, last: int, folded: int, expected: int) -> None:
+    folded = conn.execute(MARK_FOLDED, mark_folded_params(agent_id, first, last, version)).rowcount
     if folded != expected:
         raise StaleSummary(
             f"exchanges {first}..{last} of {agent_id!r}: {folded} of {expected} still unsummarized"
@@ -196,32 +192,15 @@ def check_folded(agent_id: str, first: int, last: int, folded: int, expected: in
 
 
 # Every column but the id, always all of them, so the compiled INSERT is the same on every call.
+_RUN_COLUMNS = tuple(c.name for c in summary_runs.c if c.name != "id")
 RECORD_RUN = insert(summary_runs).values(
-    {c.name: bindparam(f"rr_{c.name}", type_=c.type) for c in summary_runs.c if c.name != "id"}
+    {name: bindparam(f"rr_{name}", type_=summary_runs.c[name].type) for name in _RUN_COLUMNS}
 )
 
 
 def run_params(run: RunRecord) -> dict[str, Any]:
-    return {
-        "rr_agent_id": run.agent_id,
-        "rr_started_at": run.started_at,
-        "rr_finished_at": run.finished_at,
-        "rr_duration_ms": run.duration_ms,
-        "rr_worker": run.worker,
-        "rr_from_version": run.from_version,
-        "rr_to_version": run.to_version,
-        "rr_exchange_count": run.exchange_count,
-        "rr_first_exchange_id": run.first_exchange_id,
-        "rr_last_exchange_id": run.last_exchange_id,
-        "rr_path": run.path,
-        "rr_llm_input_tokens": run.llm_input_tokens,
-        "rr_llm_output_tokens": run.llm_output_tokens,
-        "rr_summary_tokens": run.summary_tokens,
-        "rr_truncated": run.truncated,
-        "rr_tokens_before_cap": run.tokens_before_cap,
-        "rr_outcome": run.outcome,
-        "rr_error": run.error,
-    }
+    """RECORD_RUN's parameters: RunRecord has an attribute for every column but the id."""
+    return {f"rr_{name}": getattr(run, name) for name in _RUN_COLUMNS}
 
 
 def record_run(conn: Connection, run: RunRecord) -> None:

@@ -73,9 +73,7 @@ def commit_update(db: Database, commit: UpdateCommit) -> Committed:
     claim = commit.claim
     if db.is_sqlite:
         with db.write() as conn:
-            state = _step_by_step(conn, commit)
-            _resolve_alert(conn, commit)
-        return Committed(state, claim.alert_open)
+            return Committed(_step_by_step(conn, commit), _resolve_alert(conn, commit))
     if not claim.alert_open:
         with db.autocommit(write=True) as conn:  # one statement: atomic on its own
             return Committed(_in_one_statement(conn, commit), alert_resolved=False)

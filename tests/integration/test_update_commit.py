@@ -31,9 +31,9 @@ def _everything(db: Database) -> dict[str, list[Any]]:
         }
 
 
-def _version(version: int, covered: int) -> SummaryVersion:
+def _version(version: int, covered: int, agent_id: str = "a") -> SummaryVersion:
     return SummaryVersion(
-        agent_id="a",
+        agent_id=agent_id,
         version=version,
         items=[{"id": f"i{version}", "tier": "session", "text": "did things"}],
         token_count=3,
@@ -45,10 +45,10 @@ def _version(version: int, covered: int) -> SummaryVersion:
 
 def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3) -> UpdateCommit:
     now = _now()
-    run = RunRecord(agent_id="a", started_at=now, finished_at=now, outcome="ok", exchange_count=3)
+    run = RunRecord(agent_id=claim.agent_id, started_at=now, finished_at=now, outcome="ok", exchange_count=3)
     return UpdateCommit(
         claim=claim,
-        summary=_version(from_version + 1, last),
+        summary=_version(from_version + 1, last, claim.agent_id),
         from_version=from_version,
         first_exchange_id=first,
         last_exchange_id=last,
@@ -59,10 +59,10 @@ def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3
     )
 
 
-def _claimed(db: Database) -> queue.Claim:
-    feed(make_store(db), "a", 8)  # evicts exchanges 1..6 (two fit the window)
+def _claimed(db: Database, agent_id: str = "a") -> queue.Claim:
+    feed(make_store(db), agent_id, 8)  # evicts exchanges 1..6 (two fit the window)
     with db.write() as conn:
-        claim = queue.claim(conn, _now(), 60, "a")
+        claim = queue.claim(conn, _now(), 60, agent_id)
     assert claim is not None
     return claim
 
@@ -125,15 +125,25 @@ def test_a_stale_later_version_writes_nothing(db: Database) -> None:
     assert _everything(db) == before
 
 
-def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(pg: Database) -> None:
+@pytest.mark.parametrize("from_version", [0, 1], ids=["first-version", "next-version"])
+def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(
+    pg: Database, from_version: int
+) -> None:
     """The conversation store locks the agent row, then arms the queue row. A commit that took the queue row
     first and then waited for the agent row would deadlock with it; it must wait before touching the queue."""
     claim = _claimed(pg)
+    update_commit = _commit(claim, 0)
+    if from_version:
+        commit_update(pg, update_commit)
+        with pg.write() as conn:
+            again = queue.claim(conn, _now(), 60, "a")
+        assert again is not None
+        update_commit = _commit(again, 1, first=4, last=6)
     holder = pg.engine.connect()
     try:
         holder.begin()
         holder.execute(select(agents.c.id).where(agents.c.id == "a").with_for_update())  # as the store does
-        worker = threading.Thread(target=commit_update, args=(pg, _commit(claim, 0)))
+        worker = threading.Thread(target=commit_update, args=(pg, update_commit))
         worker.start()
 
         def waiting_on_a_lock() -> bool:
@@ -154,4 +164,5 @@ def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(pg: D
     finally:
         holder.close()
     with pg.read() as conn:
-        assert conn.execute(select(summaries.c.version)).scalar_one() == 1
+        version = select(summaries.c.version).where(summaries.c.agent_id == "a")
+        assert conn.execute(version).scalar_one() == from_version + 1
