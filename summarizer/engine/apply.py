@@ -63,7 +63,11 @@ def apply_operations(
         removed.update(merge.item_ids)
     shortened = {op.item_id: clean_text(op.text) for op in ops.shorten}
 
-    kept = [replace(item, text=shortened.get(item.id, item.text)) for item in items if item.id not in removed]
+    kept = [
+        replace(item, text=shortened[item.id]) if item.id in shortened else item
+        for item in items
+        if item.id not in removed
+    ]
     taken = {item.id for item in kept}
 
     merged: list[SummaryItem] = []

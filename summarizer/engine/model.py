@@ -41,6 +41,11 @@ class Importance(StrEnum):
 
 _IMPORTANCE_RANK: dict[Importance, int] = {Importance.HIGH: 0, Importance.MEDIUM: 1, Importance.LOW: 2}
 
+# Enum lookup by value through a dict: calling the enum class costs several times more, for every stored
+# item read back. An unknown value still goes through the class, for its error message.
+_TIER_BY_VALUE: dict[str, Tier] = {tier.value: tier for tier in Tier}
+_IMPORTANCE_BY_VALUE: dict[str, Importance] = {level.value: level for level in Importance}
+
 ITEM_KEYS: frozenset[str] = frozenset(
     {"id", "tier", "text", "started_at", "ended_at", "source_tokens", "importance", "exchange_ids"}
 )
@@ -48,6 +53,8 @@ ITEM_KEYS: frozenset[str] = frozenset(
 
 def as_utc(moment: datetime) -> datetime:
     """An aware datetime; naive input is taken to be UTC."""
+    if moment.tzinfo is UTC:  # the usual case, and the engine asks hundreds of times per update
+        return moment
     if moment.tzinfo is None or moment.utcoffset() is None:
         return moment.replace(tzinfo=UTC)
     return moment
@@ -105,12 +112,12 @@ class SummaryItem:
             raise ValueError(f"summary item lacks {sorted(missing)}")
         return cls(
             id=str(data["id"]),
-            tier=Tier(data["tier"]),
+            tier=_TIER_BY_VALUE.get(data["tier"]) or Tier(data["tier"]),
             text=str(data["text"]),
             started_at=_parse_datetime(data["started_at"], "started_at"),
             ended_at=_parse_datetime(data["ended_at"], "ended_at"),
             source_tokens=int(data["source_tokens"]),
-            importance=Importance(data["importance"]),
+            importance=_IMPORTANCE_BY_VALUE.get(data["importance"]) or Importance(data["importance"]),
             exchange_ids=tuple(int(x) for x in data["exchange_ids"]),
         )
 

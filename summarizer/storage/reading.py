@@ -96,11 +96,14 @@ def load_history(conn: Connection, agent_id: str, default_budget: int) -> Histor
     )
 
 
+_KIND_BY_VALUE: dict[str, Kind] = {kind.value: kind for kind in Kind}  # cheaper than calling Kind(value)
+
+
 def message_from_row(row: Any) -> StoredMessage:
     """A stored message from any row carrying the `messages` columns under their own names."""
     return StoredMessage(
         seq=row.seq,
-        kind=Kind(row.kind),
+        kind=_KIND_BY_VALUE.get(row.kind) or Kind(row.kind),
         content=row.content,
         tokens=row.tokens,
         created_at=row.created_at,
