@@ -173,8 +173,7 @@ class UpdateService:
     def run(self, agent_id: str | None = None) -> RunResult:
         """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
         started = self._clock()
-        with self.db.autocommit(write=True) as conn:  # one statement on PostgreSQL, committed at once
-            claimed = claim_and_read(conn, started, self.config.lease_seconds, agent_id)
+        claimed = claim_and_read(self.db, started, self.config.lease_seconds, agent_id)
         if claimed is None:
             return RunResult(agent_id, Outcome.NOTHING)
         claim, state = claimed
@@ -250,16 +249,15 @@ class UpdateService:
         cfg = self.config
         if state is None:
             return Batch(None, (), ready=False)
-        with self.db.autocommit(write=False) as conn:
-            covered = (state.summary.covered_through_exchange_id if state.summary else None) or 0
-            found = read_evicted_batch(
-                conn,
-                agent_id,
-                after=covered,
-                before=state.window_start,
-                max_exchanges=cfg.max_batch_exchanges,
-                max_tokens=cfg.max_batch_input_tokens,
-            )
+        covered = (state.summary.covered_through_exchange_id if state.summary else None) or 0
+        found = read_evicted_batch(
+            self.db,
+            agent_id,
+            after=covered,
+            before=state.window_start,
+            max_exchanges=cfg.max_batch_exchanges,
+            max_tokens=cfg.max_batch_input_tokens,
+        )
         batch = found.exchanges
         if not batch:
             return Batch(state.summary, (), ready=False)

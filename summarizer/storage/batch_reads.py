@@ -6,7 +6,8 @@ the agent's state along; SQLite reads it right after the claim, in the claim's t
 one more statement: the exchanges joined to their messages, cut in SQL by count and by a running sum of
 input tokens, so the messages of exchanges that do not fit are never fetched. It needs no transaction:
 the claim keeps other updates away from the agent, and a summary that aging rewrote meanwhile is caught
-by the commit's version check.
+by the commit's version check. On PostgreSQL both statements run through `Database.run_hot` (psycopg
+alone, see driver_statements.py).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, RowMapping, and_, bindparam, func, or_, select
+from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
 
 from summarizer.domain.messages import EvictedExchange, StoredMessage
 from summarizer.storage import queue
+from summarizer.storage.database import Database
+from summarizer.storage.driver_statements import DriverStatement
 from summarizer.storage.reading import SummaryRecord, message_from_row
 from summarizer.storage.schema import agents, exchanges, messages, summaries
 
@@ -57,13 +60,13 @@ _AGENT_STATE = (
 
 def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
     """The agent's window start, how long its unsummarized exchanges have waited, and its summary."""
-    row = conn.execute(_AGENT_STATE, {"as_agent": agent_id}).mappings().first()
+    row = conn.execute(_AGENT_STATE, {"as_agent": agent_id}).first()
     return None if row is None else _agent_state(agent_id, row)
 
 
-def _agent_state(agent_id: str, row: RowMapping) -> AgentState:
-    summary = SummaryRecord.from_row(agent_id, row) if row["version"] is not None else None
-    return AgentState(row["window_start"], row["unsummarized_since"], summary)
+def _agent_state(agent_id: str, row: Any) -> AgentState:
+    summary = SummaryRecord.from_row(agent_id, row) if row.version is not None else None
+    return AgentState(row.window_start, row.unsummarized_since, summary)
 
 
 def _claim_and_read_statement(one_agent: bool) -> Any:
@@ -76,23 +79,26 @@ def _claim_and_read_statement(one_agent: bool) -> Any:
     )
 
 
-_CLAIM_AND_READ = {one_agent: _claim_and_read_statement(one_agent) for one_agent in (True, False)}
+_CLAIM_AND_READ = {
+    one_agent: DriverStatement(_claim_and_read_statement(one_agent)) for one_agent in (True, False)
+}
 
 
 def claim_and_read(
-    conn: Connection, now: datetime, lease_seconds: float, agent_id: str | None = None
+    db: Database, now: datetime, lease_seconds: float, agent_id: str | None = None
 ) -> tuple[queue.Claim, AgentState | None] | None:
-    """`queue.claim`, and the claimed agent's state (None if the agent is gone); None if nothing was
-    claimable. One statement on PostgreSQL; on SQLite the claim, then the read, in the caller's transaction."""
-    if conn.dialect.name != "postgresql":
-        claim = queue.claim(conn, now, lease_seconds, agent_id)
-        return None if claim is None else (claim, read_agent_state(conn, claim.agent_id))
+    """`queue.claim`, committed at once, and the claimed agent's state (None if the agent is gone); None if
+    nothing was claimable. One statement on PostgreSQL; on SQLite the claim, then the read, in a transaction."""
+    if db.is_sqlite:
+        with db.write() as conn:
+            claim = queue.claim(conn, now, lease_seconds, agent_id)
+            return None if claim is None else (claim, read_agent_state(conn, claim.agent_id))
     request = queue.ClaimRequest.make(now, lease_seconds, agent_id)
-    row = conn.execute(_CLAIM_AND_READ[agent_id is not None], request.params).mappings().first()
-    if row is None:
+    rows = db.run_hot(_CLAIM_AND_READ[agent_id is not None], request.params)
+    if not rows:
         return None
-    claim = request.claim_from(row)
-    return claim, _agent_state(claim.agent_id, row)
+    claim = request.claim_from(rows[0])
+    return claim, _agent_state(claim.agent_id, rows[0])
 
 
 def _batch_statement() -> Any:
@@ -152,10 +158,11 @@ def _batch_statement() -> Any:
 
 
 _EVICTED_BATCH = _batch_statement()
+_EVICTED_BATCH_HOT = DriverStatement(_EVICTED_BATCH)
 
 
 def read_evicted_batch(
-    conn: Connection,
+    db: Database,
     agent_id: str,
     *,
     after: int,
@@ -175,7 +182,12 @@ def read_evicted_batch(
     heads: list[Any] = []
     bodies: dict[int, list[StoredMessage]] = {}
     considered = 0
-    for row in conn.execute(_EVICTED_BATCH, params):
+    if db.is_sqlite:
+        with db.read() as conn:
+            rows: Any = conn.execute(_EVICTED_BATCH, params).all()
+    else:
+        rows = db.run_hot(_EVICTED_BATCH_HOT, params)
+    for row in rows:
         considered = row.considered
         if not heads or heads[-1].x_id != row.x_id:
             heads.append(row)

@@ -13,7 +13,9 @@ whole pool, so the next checkout connects afresh.
 Autocommit statements get a pool of their own on PostgreSQL, whose connections are set to autocommit once,
 when they connect. Switching a shared connection's isolation level on every checkout, and back on every
 return, cost more CPU than the checkout itself; an update makes three such checkouts. The second pool
-connects lazily, so a process that never runs autocommit statements never opens its connections.
+connects lazily, so a process that never runs autocommit statements never opens its connections. Its
+sessions use the UTC time zone, so psycopg itself returns timestamps in UTC and the hot statements
+(`run_hot`, storage/driver_statements.py) need no result conversion.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from psycopg.rows import namedtuple_row
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import InvalidatePoolError
+from sqlalchemy.exc import DBAPIError, InvalidatePoolError
+
+from summarizer.storage.driver_statements import DriverStatement
 
 SQLITE_BUSY_TIMEOUT_S = 30
 PING_AFTER_IDLE_S = 5.0
@@ -44,6 +50,7 @@ class Database:
     ) -> None:
         self.url = make_url(url)
         self.dialect = self.url.get_backend_name()
+        self._pings: dict[Engine, _CheckoutPing] = {}
         if self.dialect == "sqlite":
             self.engine = self._sqlite_engine(echo)
             self._autocommit = self.engine
@@ -59,9 +66,12 @@ class Database:
     def _postgres_engine(
         self, echo: bool, pool_size: int, ping_after_idle: float, *, autocommit: bool = False
     ) -> Engine:
-        options: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
+        options: dict[str, Any] = {}
+        if autocommit:
+            session = f"{self.url.query.get('options', '')} -c TimeZone=UTC".strip()
+            options = {"isolation_level": "AUTOCOMMIT", "connect_args": {"options": session}}
         engine = create_engine(self.url, echo=echo, pool_size=pool_size, max_overflow=pool_size, **options)
-        _ping_when_idle(engine, ping_after_idle)
+        self._pings[engine] = _CheckoutPing(engine, ping_after_idle)
         return engine
 
     def _sqlite_engine(self, echo: bool) -> Engine:
@@ -113,26 +123,60 @@ class Database:
         with self._autocommit.connect() as conn:
             yield conn
 
+    def run_hot(self, statement: DriverStatement, params: dict[str, Any]) -> list[Any]:
+        """PostgreSQL: run `statement` on a pooled autocommit connection through psycopg alone; its rows as
+        named tuples. Driver errors come out as SQLAlchemy's, as from `Connection.execute`. A connection the
+        error shows dead is discarded, and the pool's other connections are pinged before their next use.
+        """
+        engine = self._autocommit
+        raw = engine.raw_connection()
+        try:
+            driver: psycopg.Connection[Any] = raw.driver_connection  # type: ignore[assignment]
+            with driver.cursor(row_factory=namedtuple_row) as cursor:
+                cursor.execute(statement.sql, statement.parameters(params))
+                return cursor.fetchall()
+        except psycopg.Error as exc:
+            dead = engine.dialect.is_disconnect(exc, raw.dbapi_connection, None)  # type: ignore[arg-type]
+            if dead:  # the others went with it, most likely: ping them before use
+                raw.invalidate(exc)
+                self._pings[engine].suspect_all()
+            raise DBAPIError.instance(
+                statement.sql, params, exc, psycopg.Error, connection_invalidated=dead, dialect=engine.dialect
+            ) from exc
+        finally:
+            raw.close()
+
     def dispose(self) -> None:
         self.engine.dispose()
         self._autocommit.dispose()
 
 
-def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
-    """Ping a pooled connection on checkout if it was returned more than `idle_seconds` ago; a dead one
-    makes the pool throw away every connection it holds and connect afresh (SQLAlchemy retries the checkout)."""
-    dialect = engine.dialect
+class _CheckoutPing:
+    """Ping a pooled connection on checkout if it was returned more than `idle_seconds` ago, or before a
+    connection of the same pool was found dead (`suspect_all`); a dead one makes the pool throw away every
+    connection it holds and connect afresh (SQLAlchemy retries the checkout)."""
 
-    @event.listens_for(engine, "checkin")
-    def _returned(_dbapi_conn: Any, record: Any) -> None:
+    def __init__(self, engine: Engine, idle_seconds: float) -> None:
+        self.idle_seconds = idle_seconds
+        self.suspect_before = float("-inf")
+        self._dialect = engine.dialect
+        event.listen(engine, "checkin", self._returned)
+        event.listen(engine, "checkout", self._checkout)
+
+    def suspect_all(self) -> None:
+        """Every connection now in the pool gets pinged before its next use."""
+        self.suspect_before = time.monotonic()
+
+    def _returned(self, _dbapi_conn: Any, record: Any) -> None:
         record.info[_RETURNED_AT] = time.monotonic()
 
-    @event.listens_for(engine, "checkout")
-    def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+    def _checkout(self, dbapi_conn: Any, record: Any, _proxy: Any) -> None:
         returned = record.info.get(_RETURNED_AT)
-        if returned is None or time.monotonic() - returned < idle_seconds:
-            return  # fresh from connect(), or used a moment ago
+        if returned is None:
+            return  # fresh from connect()
+        if returned >= self.suspect_before and time.monotonic() - returned < self.idle_seconds:
+            return  # used a moment ago
         try:
-            dialect.do_ping(dbapi_conn)
+            self._dialect.do_ping(dbapi_conn)
         except Exception as exc:
-            raise InvalidatePoolError(f"pooled connection idle for {idle_seconds}s+ is dead: {exc}") from exc
+            raise InvalidatePoolError(f"pooled connection found dead on checkout: {exc}") from exc

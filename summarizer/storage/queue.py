@@ -162,7 +162,7 @@ def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str |
     what makes redelivered broker messages harmless.
     """
     request = ClaimRequest.make(now, lease_seconds, agent_id)
-    row = conn.execute(claim_statement(conn, agent_id), request.params).mappings().first()
+    row = conn.execute(claim_statement(conn, agent_id), request.params).first()
     return None if row is None else request.claim_from(row)
 
 
@@ -188,15 +188,16 @@ class ClaimRequest:
             params["claim_agent"] = agent_id
         return cls(params, token, lease)
 
-    def claim_from(self, row: RowMapping) -> Claim:
+    def claim_from(self, row: Any) -> Claim:
+        """The claim from a row of the claim statement (any row with its columns as attributes)."""
         return Claim(
-            agent_id=row["agent_id"],
+            agent_id=row.agent_id,
             token=self.token,
-            attempts=row["attempts"],
-            consecutive_failures=row["consecutive_failures"],
+            attempts=row.attempts,
+            consecutive_failures=row.consecutive_failures,
             lease_expires_at=self.lease_expires_at,
-            rescued=row["last_error"] == LEASE_EXPIRED_ERROR and row["consecutive_failures"] > 0,
-            alert_open=bool(row["alert_open"]),
+            rescued=row.last_error == LEASE_EXPIRED_ERROR and row.consecutive_failures > 0,
+            alert_open=bool(row.alert_open),
         )
 
 

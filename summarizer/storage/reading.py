@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, select
+from sqlalchemy import Connection, select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
@@ -47,16 +47,16 @@ class SummaryRecord:
     updated_at: datetime
 
     @classmethod
-    def from_row(cls, agent_id: str, row: RowMapping) -> SummaryRecord:
-        """From any row holding the `summaries` columns (also the update service's agent ⋈ summary read)."""
+    def from_row(cls, agent_id: str, row: Any) -> SummaryRecord:
+        """From any row holding the `summaries` columns as attributes (also the update's claim-and-read)."""
         return cls(
             agent_id=agent_id,
-            version=row["version"],
-            items=list(row["items"]),
-            token_count=row["token_count"],
-            covered_through_exchange_id=row["covered_through_exchange_id"],
-            last_aged_on=row["last_aged_on"],
-            updated_at=row["updated_at"],
+            version=row.version,
+            items=list(row.items),
+            token_count=row.token_count,
+            covered_through_exchange_id=row.covered_through_exchange_id,
+            last_aged_on=row.last_aged_on,
+            updated_at=row.updated_at,
         )
 
 
@@ -128,7 +128,7 @@ def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]
 
 
 def load_summary(conn: Connection, agent_id: str) -> SummaryRecord | None:
-    row = conn.execute(select(summaries).where(summaries.c.agent_id == agent_id)).mappings().first()
+    row = conn.execute(select(summaries).where(summaries.c.agent_id == agent_id)).first()
     if row is None:
         return None
     return SummaryRecord.from_row(agent_id, row)

@@ -10,12 +10,15 @@ On PostgreSQL the five writes travel as one statement of data-modifying CTEs (ea
 SQLite path runs too) with no explicit transaction around it: a statement is atomic on its own, and a
 failed guard makes it call `summarizer_abort()` (migration 0002), which raises and so rolls all of it
 back. The commit is one round trip instead of seven. When the claim saw an open repeated-failure alert,
-the statement and the alert's resolution share a transaction. SQLite, which has no data-modifying CTEs
+the statement and the alert's resolution share a transaction; otherwise the statement goes through
+`Database.run_hot`, psycopg alone. SQLite, which has no data-modifying CTEs
 and no network to save, runs the same statements one after another in a transaction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +29,7 @@ from sqlalchemy.exc import DBAPIError
 from summarizer.storage import alerts, queue
 from summarizer.storage.constants import inline
 from summarizer.storage.database import Database
+from summarizer.storage.driver_statements import DriverStatement
 from summarizer.storage.summaries import (
     MARK_FOLDED,
     RECORD_RUN,
@@ -74,12 +78,14 @@ def commit_update(db: Database, commit: UpdateCommit) -> Committed:
     if db.is_sqlite:
         with db.write() as conn:
             return Committed(_step_by_step(conn, commit), _resolve_alert(conn, commit))
-    if not claim.alert_open:
-        with db.autocommit(write=True) as conn:  # one statement: atomic on its own
-            return Committed(_in_one_statement(conn, commit), alert_resolved=False)
+    if not claim.alert_open:  # one statement: atomic on its own
+        with _guards_mapped(commit):
+            row = db.run_hot(_ONE_STATEMENT_HOT[commit.from_version == 0], _one_statement_params(commit))[0]
+        return Committed(str(row.state), alert_resolved=False)
     with db.write() as conn:  # rare: the same statement, and the incident closed in the same transaction
-        state = _in_one_statement(conn, commit)
-        return Committed(state, _resolve_alert(conn, commit))
+        with _guards_mapped(commit):
+            row = conn.execute(_ONE_STATEMENT[commit.from_version == 0], _one_statement_params(commit)).one()
+        return Committed(str(row.state), _resolve_alert(conn, commit))
 
 
 def _resolve_alert(conn: Connection, commit: UpdateCommit) -> bool:
@@ -150,30 +156,40 @@ def _one_statement(first_version: bool) -> Any:
 _ONE_STATEMENT = {first: _one_statement(first) for first in (True, False)}
 
 
-def _in_one_statement(conn: Connection, commit: UpdateCommit) -> str:
+_ONE_STATEMENT_HOT = {first: DriverStatement(statement) for first, statement in _ONE_STATEMENT.items()}
+
+
+def _one_statement_params(commit: UpdateCommit) -> dict[str, Any]:
     claim = commit.claim
-    first, last = commit.first_exchange_id, commit.last_exchange_id
-    params = {
+    return {
         **take_off_params(claim.agent_id, commit.exchange_count, commit.now),
         **queue.complete_params(claim.agent_id, claim.token, commit.now),
         "done_batch_size": commit.batch_size,
         **swap_params(commit.summary, commit.from_version),
-        **mark_folded_params(claim.agent_id, first, last, commit.summary.version),
+        **mark_folded_params(
+            claim.agent_id, commit.first_exchange_id, commit.last_exchange_id, commit.summary.version
+        ),
         "expected_folds": commit.exchange_count,
         **run_params(commit.run),
     }
+
+
+@contextmanager
+def _guards_mapped(commit: UpdateCommit) -> Iterator[None]:
+    """A failed guard of the one-statement commit, raised as `LostClaim` or `StaleSummary`."""
     try:
-        row = conn.execute(_ONE_STATEMENT[commit.from_version == 0], params).one()
+        yield
     except DBAPIError as exc:
         reason = _guard_reason(exc)
         if reason is None:
             raise
+        claim = commit.claim
         if reason == LOST:
             raise _lost(claim) from None
         raise StaleSummary(
-            f"summary of {claim.agent_id!r} at version {commit.from_version}, exchanges {first}..{last}: {reason}"
+            f"summary of {claim.agent_id!r} at version {commit.from_version},"
+            f" exchanges {commit.first_exchange_id}..{commit.last_exchange_id}: {reason}"
         ) from None
-    return str(row.state)
 
 
 def _guard_reason(exc: DBAPIError) -> str | None:
