@@ -8,7 +8,8 @@ A pooled PostgreSQL connection is pinged before use only when it sat idle for PI
 when a server restart, an idle timeout or a dropped NAT entry can have killed it unnoticed. A busy worker
 reuses its connections within milliseconds, and a ping on every checkout was two of an update's round
 trips. A connection that dies while in use fails its statement either way; SQLAlchemy then discards the
-whole pool, so the next checkout connects afresh.
+whole pool, so the next checkout connects afresh. The update's hot statements (`run_hot`) go one better:
+they are sent again, once, on a live connection.
 
 Autocommit statements get a pool of their own on PostgreSQL, whose connections are set to autocommit once,
 when they connect. Switching a shared connection's isolation level on every checkout, and back on every
@@ -125,9 +126,22 @@ class Database:
 
     def run_hot(self, statement: DriverStatement, params: dict[str, Any]) -> list[Any]:
         """PostgreSQL: run `statement` on a pooled autocommit connection through psycopg alone; its rows as
-        named tuples. Driver errors come out as SQLAlchemy's, as from `Connection.execute`. A connection the
-        error shows dead is discarded, and the pool's other connections are pinged before their next use.
+        named tuples. Driver errors come out as SQLAlchemy's, as from `Connection.execute`.
+
+        A connection the error shows dead is discarded, the pool's other connections are pinged before
+        their next use, and the statement is sent once more on a live one, so a database restart costs no
+        update. Only statements that are safe to send twice belong here: the update's read; its claim
+        (had the first landed, the row stays claimed until its lease runs out, as after a worker crash);
+        its commit (whose claim check refuses a second landing).
         """
+        try:
+            return self._run_hot_once(statement, params)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+        return self._run_hot_once(statement, params)
+
+    def _run_hot_once(self, statement: DriverStatement, params: dict[str, Any]) -> list[Any]:
         engine = self._autocommit
         raw = engine.raw_connection()
         try:
