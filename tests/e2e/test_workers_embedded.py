@@ -12,7 +12,7 @@ from summarizer.composition import build_database
 from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
 from summarizer.storage.migrations import ensure_schema
-from tests.support.fleet import Fleet, wait_for
+from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 
 pytestmark = pytest.mark.slow
@@ -20,14 +20,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def fleet(tmp_path: Path) -> Iterator[Fleet]:
-    env = {
-        "SUMMARIZER_DATABASE_URL": "",
-        "SUMMARIZER_BROKER_URL": "",
-        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
-        "SUMMARIZER_LLM": "fake",
-        "SUMMARIZER_DISPATCH_INTERVAL": "0.5",
-    }
-    f = Fleet(env, tmp_path)
+    f = Fleet(fleet_env(tmp_path), tmp_path)  # no URLs: SQLite and the filesystem broker
     try:
         yield f
     finally:

@@ -15,26 +15,14 @@ from summarizer.settings import load_settings
 from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
 from summarizer.storage.migrations import ensure_schema
-from tests.support.fleet import Fleet, wait_for
+from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 
 pytestmark = pytest.mark.slow
 
 
 def embedded_env(tmp_path: Path, **overrides: str) -> dict[str, str]:
-    env = {
-        "SUMMARIZER_DATABASE_URL": "",
-        "SUMMARIZER_BROKER_URL": "",
-        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
-        "SUMMARIZER_LLM": "fake",
-        "SUMMARIZER_BATCH_MAX_WAIT": "1",
-        "SUMMARIZER_DISPATCH_INTERVAL": "0.5",
-        "SUMMARIZER_RESCUE_INTERVAL": "0.5",
-        "SUMMARIZER_RETRY_BASE_SECONDS": "0.2",
-        "SUMMARIZER_RETRY_MAX_SECONDS": "1",
-    }
-    env.update({f"SUMMARIZER_{k.upper()}": v for k, v in overrides.items()})
-    return env
+    return fleet_env(tmp_path, **overrides)  # no URLs: SQLite and the filesystem broker
 
 
 @pytest.fixture

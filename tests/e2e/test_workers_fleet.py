@@ -17,7 +17,7 @@ from summarizer.settings import load_settings
 from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summary_update_queue
-from tests.support.fleet import Fleet, RedisServer, wait_for
+from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
@@ -33,23 +33,10 @@ def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]
         server.stop()
 
 
-def fleet_env(postgres_url: str, redis: RedisServer, tmp_path: Path, **overrides: str) -> dict[str, str]:
-    env = {
-        "SUMMARIZER_DATABASE_URL": postgres_url,
-        "SUMMARIZER_BROKER_URL": redis.url,
-        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
-        "SUMMARIZER_LLM": "fake",
-        "SUMMARIZER_BATCH_SIZE": "3",
-        # A batch takes every eviction waiting (3 or more), so an agent can end with 1-2 left over; those
-        # are flushed after BATCH_MAX_WAIT, which must be short here (the default is 15 minutes).
-        "SUMMARIZER_BATCH_MAX_WAIT": "1",
-        "SUMMARIZER_DISPATCH_INTERVAL": "0.5",
-        "SUMMARIZER_RESCUE_INTERVAL": "0.5",
-        "SUMMARIZER_RETRY_BASE_SECONDS": "0.2",
-        "SUMMARIZER_RETRY_MAX_SECONDS": "1",
-    }
-    env.update({f"SUMMARIZER_{k.upper()}": v for k, v in overrides.items()})
-    return env
+def distributed_env(
+    postgres_url: str, redis: RedisServer, tmp_path: Path, **overrides: str
+) -> dict[str, str]:
+    return fleet_env(tmp_path, database_url=postgres_url, broker_url=redis.url, batch_size="3", **overrides)
 
 
 @pytest.fixture
@@ -77,7 +64,7 @@ def all_folded(db: Database, agent_ids: list[str]) -> bool:
 def test_many_agents_two_workers_and_duplicate_messages(
     pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
 ) -> None:
-    env = fleet_env(postgres_url, redis_server, tmp_path)
+    env = distributed_env(postgres_url, redis_server, tmp_path)
     fleet = start_fleet(make_fleet, env, tmp_path)
     fleet.worker("w1")
     fleet.worker("w2")
@@ -104,7 +91,7 @@ def test_many_agents_two_workers_and_duplicate_messages(
 def test_sigkilled_worker_mid_call_is_rescued_by_another(
     pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
 ) -> None:
-    env = fleet_env(postgres_url, redis_server, tmp_path, fake_llm_latency="3", lease_seconds="4")
+    env = distributed_env(postgres_url, redis_server, tmp_path, fake_llm_latency="3", lease_seconds="4")
     fleet = start_fleet(make_fleet, env, tmp_path)
     fleet.worker("victim", concurrency=1)
     fleet.beat()
@@ -126,7 +113,7 @@ def test_sigkilled_worker_mid_call_is_rescued_by_another(
 def test_redis_restarted_mid_run(
     pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
 ) -> None:
-    env = fleet_env(postgres_url, redis_server, tmp_path, fake_llm_latency="0.2")
+    env = distributed_env(postgres_url, redis_server, tmp_path, fake_llm_latency="0.2")
     fleet = start_fleet(make_fleet, env, tmp_path)
     fleet.worker("w1")
     fleet.beat()
@@ -147,7 +134,7 @@ def test_redis_restarted_mid_run(
 def test_llm_faults_retry_park_alert_requeue_recover(
     pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
 ) -> None:
-    env = fleet_env(
+    env = distributed_env(
         postgres_url,
         redis_server,
         tmp_path,
@@ -183,7 +170,7 @@ def test_llm_faults_retry_park_alert_requeue_recover(
 def test_a_second_beat_refuses_to_run(
     pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
 ) -> None:
-    fleet = start_fleet(make_fleet, fleet_env(postgres_url, redis_server, tmp_path), tmp_path)
+    fleet = start_fleet(make_fleet, distributed_env(postgres_url, redis_server, tmp_path), tmp_path)
     fleet.beat("beat1")
     wait_for(lambda: "beat.guard_taken" in fleet.log("beat1"), 30, "the first beat's guard")
     second = fleet.beat("beat2")

@@ -32,6 +32,28 @@ def wait_for(condition: Callable[[], object], timeout: float, what: str = "condi
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def fleet_env(
+    tmp_path: Path, *, database_url: str = "", broker_url: str = "", **overrides: str
+) -> dict[str, str]:
+    """Settings for worker processes under test: the fake LLM and short timings (dispatch, rescue, retries,
+    small-batch flush). Empty URLs mean embedded mode; `overrides` are settings by their lowercase names."""
+    env = {
+        "SUMMARIZER_DATABASE_URL": database_url,
+        "SUMMARIZER_BROKER_URL": broker_url,
+        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
+        "SUMMARIZER_LLM": "fake",
+        # A batch takes every eviction waiting (3 or more), so an agent can end with 1-2 left over; those
+        # are flushed after BATCH_MAX_WAIT, which must be short here (the default is 15 minutes).
+        "SUMMARIZER_BATCH_MAX_WAIT": "1",
+        "SUMMARIZER_DISPATCH_INTERVAL": "0.5",
+        "SUMMARIZER_RESCUE_INTERVAL": "0.5",
+        "SUMMARIZER_RETRY_BASE_SECONDS": "0.2",
+        "SUMMARIZER_RETRY_MAX_SECONDS": "1",
+    }
+    env.update({f"SUMMARIZER_{k.upper()}": v for k, v in overrides.items()})
+    return env
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
