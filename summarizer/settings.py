@@ -93,8 +93,9 @@ class Settings(BaseSettings):
         default=60_000, ge=1, description="Token bound on the exchanges one update sends to the LLM"
     )
     max_batch_exchanges: int = Field(default=64, ge=1, description="Most exchanges folded in by one update")
-    worker_pool: Literal["threads", "prefork", "solo", "gevent", "eventlet"] = Field(
-        default="threads", description="Celery pool; threads/gevent hold many LLM calls in one process"
+    worker_pool: Literal["threads", "prefork", "solo", "gevent"] = Field(
+        default="threads",
+        description="Celery pool; threads/gevent hold many LLM calls in one process (gevent: the `gevent` extra)",
     )
     worker_concurrency: int = Field(default=8, ge=1, description="Concurrent updates per worker process")
     task_time_limit: float = Field(

@@ -6,6 +6,7 @@ reach Celery directly and the `summarizer` package never imports `workers`.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -19,6 +20,15 @@ from summarizer.storage.conversations import utcnow
 from summarizer.storage.migrations import ensure_schema
 
 CELERY_APP = "workers.app"
+POOLS = ("threads", "prefork", "solo", "gevent")
+
+
+def _pool_available(pool: str) -> None:
+    if pool == "gevent" and importlib.util.find_spec("gevent") is None:
+        raise click.UsageError(
+            "the gevent pool needs the gevent package: install summarizer with its `gevent` extra"
+            " (pip install 'summarizer[gevent]'), or choose SUMMARIZER_WORKER_POOL=threads"
+        )
 
 
 def _exec_celery(args: list[str]) -> None:
@@ -30,7 +40,12 @@ def _exec_celery(args: list[str]) -> None:
 @click.option(
     "--concurrency", "-c", type=int, help="Concurrent updates (default SUMMARIZER_WORKER_CONCURRENCY)."
 )
-@click.option("--pool", "-P", help="threads | prefork | solo | gevent (default SUMMARIZER_WORKER_POOL).")
+@click.option(
+    "--pool",
+    "-P",
+    type=click.Choice(POOLS),
+    help="Celery pool (default SUMMARIZER_WORKER_POOL); gevent needs the `gevent` extra.",
+)
 @click.option(
     "--beat/--no-beat",
     "with_beat",
@@ -48,8 +63,11 @@ def worker(
     args = ["worker", "-l", loglevel, "-Q", "summarizer"]
     if concurrency:
         args += ["-c", str(concurrency)]
-    if pool:
-        args += ["-P", pool]
+    # Always on the command line: Celery patches the standard library for gevent as it starts, and only
+    # when the pool is given there; set in the app's configuration it would come too late.
+    pool = pool or settings.worker_pool
+    _pool_available(pool)
+    args += ["-P", pool]
     if hostname:
         args += ["-n", hostname]
     if with_beat if with_beat is not None else not settings.broker_url:

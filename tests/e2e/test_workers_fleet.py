@@ -16,7 +16,7 @@ from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
 from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
-from summarizer.storage.schema import summary_update_queue
+from summarizer.storage.schema import summary_runs, summary_update_queue
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 
@@ -86,6 +86,43 @@ def test_many_agents_two_workers_and_duplicate_messages(
     wait_for(lambda: all_folded(pg, agents), 90, "every agent summarized")
     for agent_id in agents:
         assert assert_folded_exactly_once(pg, agent_id).evicted == 18
+
+
+def most_runs_at_once(db: Database) -> int:
+    """The largest number of successful runs that were in flight at the same moment."""
+    with db.read() as conn:
+        spans = conn.execute(
+            select(summary_runs.c.started_at, summary_runs.c.finished_at).where(
+                summary_runs.c.outcome == "ok"
+            )
+        ).all()
+    events = sorted([(s.started_at, 1) for s in spans] + [(s.finished_at, -1) for s in spans])
+    most = current = 0
+    for _, step in events:  # at equal times the end (-1) sorts first: touching runs do not overlap
+        current += step
+        most = max(most, current)
+    return most
+
+
+def test_one_gevent_worker_holds_many_llm_calls_at_once(
+    pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
+) -> None:
+    env = distributed_env(postgres_url, redis_server, tmp_path, fake_llm_latency="2")
+    fleet = start_fleet(make_fleet, env, tmp_path)
+    fleet.cli("green", "worker", "--pool", "gevent", "--concurrency", "24", "--no-beat")  # one process
+    wait_for(lambda: "ready" in fleet.log("green"), 60, "the gevent worker")
+    wakeup = CeleryWakeup(load_settings(broker_url=redis_server.url, data_dir=tmp_path / "data"))
+    store = make_store(pg)
+    agents = [f"g-{n}" for n in range(16)]
+    for agent_id in agents:
+        feed(store, agent_id, 5, on_queued=wakeup)  # 3 evictions each: one batch, one 2 s LLM call
+    wakeup.close()
+    wait_for(lambda: all_folded(pg, agents), 90, "every agent summarized")
+    assert "concurrency: 24 (gevent)" in fleet.log("green")
+    assert "MonkeyPatchWarning" not in fleet.log("green")
+    assert most_runs_at_once(pg) >= 12  # the 2 s calls overlapped in the one process
+    for agent_id in agents:
+        assert assert_folded_exactly_once(pg, agent_id).evicted == 3
 
 
 def test_sigkilled_worker_mid_call_is_rescued_by_another(
