@@ -4,11 +4,19 @@ On PostgreSQL it is a session advisory lock on a dedicated connection: if the be
 connection closes and the lock is free at once, with no TTL to tune. With the embedded SQLite database
 it is an exclusive `flock` on a file in the data directory (the embedded mode is one host by design).
 A second beat that cannot take the guard logs a critical line and exits with status 3.
+
+A session can end under a live beat (a database restart, a proxy or `idle_session_timeout` closing it),
+and its lock with it, which would let a second beat in unnoticed. So the beat checks its session every
+GUARD_CHECK_SECONDS (the check also keeps the session from looking idle): a dead one is replaced and the
+lock taken again; if another beat got the lock meanwhile, this one logs `beat.guard_lost` and exits with
+status 3. Two beats can thus overlap for at most one check interval, and only after the session was lost.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from typing import Any
 
 import structlog
@@ -20,6 +28,7 @@ log = structlog.get_logger("workers.beat")
 
 ADVISORY_LOCK_KEY = 0x53554D42  # "SUMB"
 EXIT_BEAT_TAKEN = 3
+GUARD_CHECK_SECONDS = 5.0
 _held: list[Any] = []  # keeps the lock's connection or file open for the life of the process
 
 
@@ -53,6 +62,37 @@ def acquire_beat_guard(settings: Settings) -> Any:
     return conn
 
 
+def check_beat_guard(settings: Settings, handle: Any) -> Any:
+    """The guard's handle after making sure it still holds the lock: `handle` itself, or a new session that
+    took the lock again. Raises BeatAlreadyRunning if another beat holds it now; other errors (the database
+    unreachable) propagate, and the caller keeps `handle` and checks again later."""
+    if settings.embedded_database:
+        return handle  # a flock lives as long as the process
+    import psycopg
+
+    try:
+        handle.execute("SELECT 1")
+        return handle
+    except psycopg.Error as exc:
+        log.warning("beat.guard_session_lost", error=str(exc))
+    handle.close()
+    fresh = acquire_beat_guard(settings)
+    log.warning("beat.guard_taken_again")
+    return fresh
+
+
+def _watch_guard(settings: Settings) -> None:
+    while True:
+        time.sleep(GUARD_CHECK_SECONDS)  # the check's period, not a wait for something to happen
+        try:
+            _held[0] = check_beat_guard(settings, _held[0])
+        except BeatAlreadyRunning as exc:
+            log.critical("beat.guard_lost", reason=str(exc))
+            os._exit(EXIT_BEAT_TAKEN)  # another beat runs now: this one must not schedule anything more
+        except Exception as exc:  # the database is unreachable: no beat can take the lock meanwhile
+            log.error("beat.guard_unchecked", error=str(exc))
+
+
 def _guard(**_: Any) -> None:
     if _held:  # an embedded beat sends both beat_embedded_init and beat_init
         return
@@ -64,6 +104,8 @@ def _guard(**_: Any) -> None:
         os._exit(EXIT_BEAT_TAKEN)  # leave at once: a second scheduler would double every periodic task
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     log.info("beat.guard_taken")
+    if not settings.embedded_database:
+        threading.Thread(target=_watch_guard, args=(settings,), name="beat-guard", daemon=True).start()
 
 
 beat_init.connect(_guard, weak=False)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
@@ -19,6 +19,7 @@ from summarizer.storage.database import Database
 from summarizer.storage.schema import summary_runs, summary_update_queue
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
+from workers.beat import ADVISORY_LOCK_KEY
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 
@@ -213,3 +214,26 @@ def test_a_second_beat_refuses_to_run(
     second = fleet.beat("beat2")
     assert second.wait(30) == 3
     assert "beat.refused" in fleet.log("beat2")
+
+
+def test_a_beat_that_lost_its_session_never_runs_beside_a_second_one(
+    pg: Database, postgres_url: str, redis_server: RedisServer, tmp_path: Path, make_fleet: list[Fleet]
+) -> None:
+    """The first beat's lock session is killed and a second beat starts at once: whichever takes the lock
+    first stays, the other exits with status 3 (the first at its next guard check)."""
+    fleet = start_fleet(make_fleet, distributed_env(postgres_url, redis_server, tmp_path), tmp_path)
+    first = fleet.beat("beat1")
+    wait_for(lambda: "beat.guard_taken" in fleet.log("beat1"), 30, "the first beat's guard")
+    holder = text(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = :key"
+    )
+    with pg.write() as conn:
+        assert conn.execute(holder, {"key": ADVISORY_LOCK_KEY}).scalar_one()
+    second = fleet.beat("beat2")
+    wait_for(lambda: 3 in (first.poll(), second.poll()), 60, "one of the two beats to stand down")
+    survivor, quitter = ("beat2", "beat1") if first.poll() == 3 else ("beat1", "beat2")
+    assert "beat.guard_lost" in fleet.log(quitter) or "beat.refused" in fleet.log(quitter)
+    assert fleet.procs[survivor].poll() is None
+    with pg.read() as conn:  # and the survivor holds the lock
+        held = text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :key AND granted")
+        assert conn.execute(held, {"key": ADVISORY_LOCK_KEY}).scalar_one() == 1

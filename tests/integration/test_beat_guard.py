@@ -1,0 +1,75 @@
+"""The single-beat guard on PostgreSQL survives losing its session, unless another beat took over meanwhile."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from summarizer.settings import Settings, load_settings
+from workers.beat import ADVISORY_LOCK_KEY, BeatAlreadyRunning, acquire_beat_guard, check_beat_guard
+
+
+@pytest.fixture
+def settings(postgres_url: str, tmp_path: Path) -> Settings:
+    return load_settings(database_url=postgres_url, data_dir=tmp_path)
+
+
+@pytest.fixture
+def admin(settings: Settings) -> Iterator[psycopg.Connection[Any]]:
+    url = settings.database_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(url, autocommit=True) as conn:
+        yield conn
+
+
+def _terminate(admin: psycopg.Connection[Any], guard: psycopg.Connection[Any]) -> None:
+    row = admin.execute("SELECT pg_terminate_backend(%s)", (guard.info.backend_pid,)).fetchone()
+    assert row is not None
+    assert row[0]
+
+
+def _lock_is_free(admin: psycopg.Connection[Any]) -> bool:
+    row = admin.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_LOCK_KEY,)).fetchone()
+    assert row is not None
+    if row[0]:
+        admin.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_LOCK_KEY,))
+    return bool(row[0])
+
+
+def test_a_live_guard_is_kept_as_it_is(settings: Settings, admin: psycopg.Connection[Any]) -> None:
+    guard = acquire_beat_guard(settings)
+    try:
+        assert check_beat_guard(settings, guard) is guard
+        assert not _lock_is_free(admin)
+    finally:
+        guard.close()
+    assert _lock_is_free(admin)
+
+
+def test_a_lost_session_is_replaced_and_the_lock_taken_again(
+    settings: Settings, admin: psycopg.Connection[Any]
+) -> None:
+    guard = acquire_beat_guard(settings)
+    _terminate(admin, guard)
+    fresh = check_beat_guard(settings, guard)
+    try:
+        assert fresh is not guard
+        assert not _lock_is_free(admin)  # held again, by the new session
+    finally:
+        fresh.close()
+
+
+def test_a_beat_whose_lock_another_beat_took_meanwhile_is_told_to_stop(
+    settings: Settings, admin: psycopg.Connection[Any]
+) -> None:
+    guard = acquire_beat_guard(settings)
+    _terminate(admin, guard)
+    other = acquire_beat_guard(settings)  # a second beat, started while the first had lost its session
+    try:
+        with pytest.raises(BeatAlreadyRunning):
+            check_beat_guard(settings, guard)
+    finally:
+        other.close()
