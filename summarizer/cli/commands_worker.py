@@ -23,7 +23,7 @@ CELERY_APP = "workers.app"
 POOLS = ("threads", "prefork", "solo", "gevent")
 
 
-def _pool_available(pool: str) -> None:
+def _require_pool(pool: str) -> None:
     if pool == "gevent" and importlib.util.find_spec("gevent") is None:
         raise click.UsageError(
             "the gevent pool needs the gevent package: install summarizer with its `gevent` extra"
@@ -66,7 +66,7 @@ def worker(
     # Always on the command line: Celery patches the standard library for gevent as it starts, and only
     # when the pool is given there; set in the app's configuration it would come too late.
     pool = pool or settings.worker_pool
-    _pool_available(pool)
+    _require_pool(pool)
     args += ["-P", pool]
     if hostname:
         args += ["-n", hostname]

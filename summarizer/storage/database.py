@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg.rows import namedtuple_row
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InvalidatePoolError
@@ -51,29 +49,27 @@ class Database:
     ) -> None:
         self.url = make_url(url)
         self.dialect = self.url.get_backend_name()
-        self._pings: dict[Engine, _CheckoutPing] = {}
+        self._autocommit_ping: _CheckoutPing | None = None
         if self.dialect == "sqlite":
             self.engine = self._sqlite_engine(echo)
             self._autocommit = self.engine
         else:
-            self.engine = self._postgres_engine(echo, pool_size, ping_after_idle)
-            self._autocommit = self._postgres_engine(echo, pool_size, ping_after_idle, autocommit=True)
+            self.engine = self._postgres_engine(echo, pool_size)
+            self._autocommit = self._postgres_engine(echo, pool_size, autocommit=True)
+            self._engine_ping = _CheckoutPing(self.engine, ping_after_idle)
+            self._autocommit_ping = _CheckoutPing(self._autocommit, ping_after_idle)
         self._writer = self.engine.execution_options(summarizer_write=True)
 
     @property
     def is_sqlite(self) -> bool:
         return self.dialect == "sqlite"
 
-    def _postgres_engine(
-        self, echo: bool, pool_size: int, ping_after_idle: float, *, autocommit: bool = False
-    ) -> Engine:
+    def _postgres_engine(self, echo: bool, pool_size: int, *, autocommit: bool = False) -> Engine:
         options: dict[str, Any] = {}
         if autocommit:
             session = f"{self.url.query.get('options', '')} -c TimeZone=UTC".strip()
             options = {"isolation_level": "AUTOCOMMIT", "connect_args": {"options": session}}
-        engine = create_engine(self.url, echo=echo, pool_size=pool_size, max_overflow=pool_size, **options)
-        self._pings[engine] = _CheckoutPing(engine, ping_after_idle)
-        return engine
+        return create_engine(self.url, echo=echo, pool_size=pool_size, max_overflow=pool_size, **options)
 
     def _sqlite_engine(self, echo: bool) -> Engine:
         database = self.url.database
@@ -142,7 +138,11 @@ class Database:
         return self._run_hot_once(statement, params)
 
     def _run_hot_once(self, statement: DriverStatement, params: dict[str, Any]) -> list[Any]:
-        engine = self._autocommit
+        import psycopg  # here, not at the top: a process on SQLite never loads the driver
+        from psycopg.rows import namedtuple_row
+
+        engine, ping = self._autocommit, self._autocommit_ping
+        assert ping is not None, "run_hot is for PostgreSQL"
         raw = engine.raw_connection()
         try:
             driver: psycopg.Connection[Any] = raw.driver_connection  # type: ignore[assignment]
@@ -153,7 +153,7 @@ class Database:
             dead = engine.dialect.is_disconnect(exc, raw.dbapi_connection, None)  # type: ignore[arg-type]
             if dead:  # the others went with it, most likely: ping them before use
                 raw.invalidate(exc)
-                self._pings[engine].suspect_all()
+                ping.suspect_all()
             raise DBAPIError.instance(
                 statement.sql, params, exc, psycopg.Error, connection_invalidated=dead, dialect=engine.dialect
             ) from exc
