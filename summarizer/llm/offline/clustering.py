@@ -112,10 +112,11 @@ class _Planner:
             if self.need <= 0:
                 return
             candidate = [*run, member]
-            facts = merge_facts(s.facts for s in candidate)
-            topic = candidate[0].topic if topical else None
-            fits = compose(facts, self.max_chars, topic=_headline(candidate, topic)).kept_decisions
-            fits = fits and (max_run is None or len(candidate) <= max_run)
+            fits = max_run is None or len(candidate) <= max_run
+            if fits and any(s.facts.decisions for s in candidate):
+                facts = merge_facts(s.facts for s in candidate)
+                topic = candidate[0].topic if topical else None
+                fits = compose(facts, self.max_chars, topic=_headline(candidate, topic)).kept_decisions
             if fits:
                 run = candidate
                 continue
