@@ -16,7 +16,7 @@ from pathlib import Path
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import EvictedExchange, StoredMessage
 from summarizer.domain.tokens import ByteEstimateCounter
-from summarizer.engine import EngineConfig, Summary, SummaryEngine, UpdatePath
+from summarizer.engine import EngineConfig, LLMAnswer, LLMRequest, Summary, SummaryEngine, UpdatePath
 from summarizer.engine.cap import estimate_text
 from summarizer.ingest.reader import read_records
 from summarizer.llm.offline import OFFLINE_PREFIX, OfflineLLM
@@ -62,8 +62,37 @@ def exchanges() -> list[EvictedExchange]:
     ]
 
 
+class RungChecker:
+    """The offline LLM, with each answer checked against what its rung allows."""
+
+    def __init__(self) -> None:
+        self.inner = OfflineLLM()
+        self.merges = 0
+
+    def complete(self, request: LLMRequest) -> LLMAnswer:
+        answer = self.inner.complete(request)
+        ops = answer.tool_input
+        assert ops is not None
+        path = request.context.path
+        per_exchange: dict[int, int] = {}
+        for add in ops["add"]:
+            for x in add["exchange_ids"]:
+                per_exchange[x] = per_exchange.get(x, 0) + 1
+        assert max(per_exchange.values()) <= 2, "at most two items per exchange"
+        assert not ops.get("drop"), "the offline summarizer never drops"
+        assert not ops.get("shorten"), "the offline summarizer never cuts an item"
+        if path is UpdatePath.APPEND:
+            assert not ops.get("merge"), "the append rung only adds"
+        shown = {i.id for i in request.context.visible_items}
+        for merge in ops.get("merge", []):
+            assert set(merge["item_ids"]) <= shown
+        self.merges += len(ops.get("merge", []))
+        return answer
+
+
 def test_a_long_real_conversation_stays_readable_and_nothing_is_dropped() -> None:
-    engine = SummaryEngine(OfflineLLM(), ByteEstimateCounter(), EngineConfig(max_tokens=CAP))
+    llm = RungChecker()
+    engine = SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(max_tokens=CAP))
     all_exchanges = exchanges()
     assert len(all_exchanges) > 200
     summary: Summary | None = None
@@ -77,6 +106,7 @@ def test_a_long_real_conversation_stays_readable_and_nothing_is_dropped() -> Non
         assert estimate_text(engine.render(summary, batch[-1].ended_at)) <= CAP
     assert summary is not None
     assert {UpdatePath.APPEND, UpdatePath.MERGE} <= paths
+    assert llm.merges > 10
 
     cited = sorted(x for i in summary.items for x in i.exchange_ids)
     assert cited == [x.id for x in all_exchanges], "every exchange is cited by exactly one item"
