@@ -37,11 +37,13 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`A-Z0-9])")
 _CLAUSE = re.compile(r"[,;:]\s|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|then)\s")
 
 DECISION = re.compile(
-    r"\b(?:decision|decided|we(?:'ll| will| are going to) (?:use|go with|keep|switch|standardi[sz]e|pin|adopt)|"
-    r"let's (?:use|go with|standardi[sz]e|pin|adopt|keep)|going with|chose|agreed|settled on|from now on)\b",
+    r"(?:^\W*decision\s*[:\-]|\bwe(?:'ve)? decided\b|\bdecided to\b|\bwe (?:chose|picked|agreed)\b|"
+    r"\bwe(?:'ll| will| are going to) (?:use|go with|keep|switch to|standardi[sz]e on|pin|adopt)\b|"
+    r"\blet's (?:use|go with|standardi[sz]e on|pin|adopt|keep)\b|\b(?:we're |i'm )?going with\b|"
+    r"\bagreed (?:to|on|that)\b|\bsettled on\b|\bfrom now on\b)",
     re.I,
 )
-_DECISION_LEAD = re.compile(r"^(?:decision|we decided|decided)\s*[:,-]?\s*", re.I)
+_DECISION_LEAD = re.compile(r"^\W*decision\s*[:\-]\s*", re.I)
 _LOW = re.compile(
     r"\b(debug\w*|typo|trivial|explor\w*|print|wip|oops|dead end|nevermind|never mind)\b",
     re.I,
@@ -56,7 +58,7 @@ _ARTIFACT_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\s+/[\w/{}.:-]*"),  # HTTP endpoints
     re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]*\w"),  # paths with a directory
     re.compile(r"(?<![\w/.-])[\w-]+\.(?:py|toml|ya?ml|json|md|sql|ts|js|go|rs|ini|cfg|txt|sh|pem|lock)\b"),
-    re.compile(r"\b[A-Za-z][\w.-]*\s?(?:==|>=|<=|~=)\s?\d[\w.]*"),  # pins
+    re.compile(r"\b[A-Za-z][\w.-]*(?:==|>=|<=|~=)\d[\w.]*"),  # pins
     re.compile(r"\b(?=[\w-]*[A-Z])[A-Za-z][\w-]*\s+v?\d+\.\d+(?:\.\d+)*\b"),  # "PyJWT 2.8.0", "Python 3.12"
     re.compile(r"\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b"),  # bare versions
     re.compile(
@@ -152,6 +154,8 @@ def first_sentence(text: str, limit: int) -> str:
 def decisions_in(text: str) -> list[str]:
     found = []
     for sentence in sentences(text):
+        if "```" in sentence or sentence.startswith("#") or sentence.endswith("?"):
+            continue
         if DECISION.search(sentence):
             decision = _DECISION_LEAD.sub("", clean(sentence)).rstrip(".")
             if decision:

@@ -183,3 +183,19 @@ def test_offline_engine_stays_valid_and_under_the_cap_over_many_updates() -> Non
     assert summary.covered_through_exchange_id == 90
     for summary_item in summary.items:
         assert_readable(summary_item.text)
+
+
+def test_a_sentence_that_only_mentions_a_decision_is_not_one() -> None:
+    from summarizer.llm.offline.facts import decisions_in
+
+    text = (
+        "The failure mode is silent, which is why it deserves an explicit decision. "
+        "Should we go with Redis? "
+        "\n\n```\n## Decision\n```\n\n"
+        "We decided to keep sessions in Redis for now. "
+        "Decision: tokens expire after 15 minutes."
+    )
+    assert decisions_in(text) == [
+        "We decided to keep sessions in Redis for now",
+        "Tokens expire after 15 minutes",
+    ]
