@@ -17,7 +17,7 @@ from summarizer.engine.operations import AddOp, Operations
 from summarizer.engine.ports import LLMAnswer, LLMRequest
 from summarizer.engine.validation import text_problem
 from summarizer.llm.offline.clustering import line_bytes, plan_merges
-from summarizer.llm.offline.facts import DECISION, OFFLINE_PREFIX, Facts, facts_of_exchange, is_low
+from summarizer.llm.offline.facts import OFFLINE_PREFIX, Facts, facts_of_exchange, is_low, states_decision
 from summarizer.llm.offline.wording import compose
 
 OFFLINE_MODEL = "offline-extractive"
@@ -33,7 +33,7 @@ _HIGH_WORDS = re.compile(
 
 def importance_of(text: str) -> Importance:
     """High for decisions and design work, low for debugging and trivia, else medium."""
-    if DECISION.search(text) or _HIGH_WORDS.search(text):
+    if states_decision(text) or _HIGH_WORDS.search(text):
         return Importance.HIGH
     if is_low(text):
         return Importance.LOW

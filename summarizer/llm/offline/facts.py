@@ -43,6 +43,23 @@ DECISION = re.compile(
     r"\bagreed (?:to|on|that)\b|\bsettled on\b|\bfrom now on\b)",
     re.I,
 )
+_DECISION_WORDS = (
+    "decision",
+    "decided",
+    "we chose",
+    "we picked",
+    "we agreed",
+    "we'll",
+    "we will",
+    "we are going",
+    "let's",
+    "going with",
+    "agreed",
+    "settled on",
+    "from now on",
+)
+ARTIFACT_SCAN_CHARS = 1_200
+"""How much of a request or an answer is searched for artifacts (the head says what a message is about)."""
 _DECISION_LEAD = re.compile(r"^\W*decision\s*[:\-]\s*", re.I)
 _LOW = re.compile(
     r"\b(debug\w*|typo|trivial|explor\w*|print|wip|oops|dead end|nevermind|never mind)\b",
@@ -54,23 +71,23 @@ _FILLER = re.compile(
     re.I,
 )
 
-_ARTIFACT_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\s+/[\w/{}.:-]*"),  # HTTP endpoints
-    re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]*\w"),  # paths with a directory
-    re.compile(r"(?<![\w/.-])[\w-]+\.(?:py|toml|ya?ml|json|md|sql|ts|js|go|rs|ini|cfg|txt|sh|pem|lock)\b"),
-    re.compile(r"\b[A-Za-z][\w.-]*(?:==|>=|<=|~=)\d[\w.]*"),  # pins
-    re.compile(r"\b(?=[\w-]*[A-Z])[A-Za-z][\w-]*\s+v?\d+\.\d+(?:\.\d+)*\b"),  # "PyJWT 2.8.0", "Python 3.12"
-    re.compile(r"\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b"),  # bare versions
-    re.compile(
-        r"\b\d[\d,.]*\s?(?:seconds?|minutes?|min|hours?|days?|weeks?|KB|MB|GB|KiB|MiB|GiB|%|"
-        r"tokens?|requests? per (?:second|minute|hour)|rps|workers?|retries|attempts|connections)\b"
-    ),
-    re.compile(r"`([^`\n]{2,60})`"),  # code names in backticks
-    re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),  # e-mail addresses
-    re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"),  # snake_case names and ids (mia_li_3668)
-    re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,12}\b"),  # codes (HAT072, INC4521)
-    re.compile(r"\$\d[\d,]*(?:\.\d+)?"),  # amounts
+_ARTIFACT_PATTERNS: tuple[str, ...] = (
+    r"\b(?:GET|POST|PUT|PATCH|DELETE)\s+/[\w/{}.:-]*",  # HTTP endpoints
+    r"\b[\w.+-]++@[\w-]++\.[\w.]+\b",  # e-mail addresses
+    r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]++/)+[\w.-]*\w",  # paths with a directory
+    r"(?<![\w/.-])[\w-]++\.(?:py|toml|ya?ml|json|md|sql|ts|js|go|rs|ini|cfg|txt|sh|pem|lock)\b",
+    r"\b[A-Za-z][\w.-]*+(?:==|>=|<=|~=)\d[\w.]*",  # pins
+    r"\b[A-Z][\w-]*+\s+v?\d+\.\d+(?:\.\d+)*\b",  # "PyJWT 2.8.0", "Python 3.12"
+    r"\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b",  # bare versions
+    r"\b\d[\d,.]*\s?(?:seconds?|minutes?|min|hours?|days?|weeks?|KB|MB|GB|KiB|MiB|GiB|%|"
+    r"tokens?|requests? per (?:second|minute|hour)|rps|workers?|retries|attempts|connections)\b",
+    r"`[^`\n]{2,60}`",  # code names in backticks
+    r"\b[a-z][a-z0-9]*+(?:_[a-z0-9]++)+\b",  # snake_case names and ids (mia_li_3668)
+    r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,12}\b",  # codes (HAT072, INC4521)
+    r"\$\d[\d,]*(?:\.\d+)?",  # amounts
 )
+_ARTIFACT = re.compile("|".join(f"(?:{p})" for p in _ARTIFACT_PATTERNS))
+"""One pass over the text: the first kind that matches at a position wins, in the order above."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +168,15 @@ def first_sentence(text: str, limit: int) -> str:
     return cut(clean(pick).rstrip("."), limit) if pick else ""
 
 
+def states_decision(text: str) -> bool:
+    lowered = text.casefold().replace("\u2019", "'")
+    return any(word in lowered for word in _DECISION_WORDS) and bool(DECISION.search(text))
+
+
 def decisions_in(text: str) -> list[str]:
+    lowered = text.casefold().replace("\u2019", "'")
+    if not any(word in lowered for word in _DECISION_WORDS):
+        return []
     found = []
     for sentence in sentences(text):
         if "```" in sentence or sentence.startswith("#") or sentence.endswith("?"):
@@ -165,16 +190,12 @@ def decisions_in(text: str) -> list[str]:
 
 def artifacts_in(text: str) -> list[str]:
     """Named artifacts in order of appearance; a name inside a longer one found earlier is left out."""
-    hits: list[tuple[int, str]] = []
-    for pattern in _ARTIFACT_PATTERNS:
-        for match in pattern.finditer(text):
-            value = match.group(match.lastindex or 0).strip().rstrip(".,;:")
-            if 2 <= len(value) <= ARTIFACT_CHARS and ", " not in value and not value.endswith("/"):
-                hits.append((match.start(), clean(value)))
-    hits.sort()
     out: list[str] = []
-    for _, value in hits:
-        if value and not any(value in kept for kept in out):
+    for match in _ARTIFACT.finditer(text):
+        value = clean(match.group(0).strip().strip("`").rstrip(".,;:"))
+        if not 2 <= len(value) <= ARTIFACT_CHARS or ", " in value or value.endswith("/"):
+            continue
+        if not any(value in kept for kept in out):
             out = [kept for kept in out if kept not in value]
             out.append(value)
     return list(_unique(out))
@@ -205,9 +226,10 @@ def facts_of_exchange(exchange: EvictedExchange) -> Facts:
         m.content for m in exchange.messages if m.kind in (Kind.USER, Kind.ASSISTANT) and m.content.strip()
     )
     decisions = _unique(decisions_in(said))[:MAX_DECISIONS]
-    artifacts = artifacts_in(" ".join((*decisions, request, answer, _tool_text(exchange))))
+    scanned = (request[:ARTIFACT_SCAN_CHARS], answer[:ARTIFACT_SCAN_CHARS], _tool_text(exchange))
+    artifacts = artifacts_in(" ".join((*decisions, *scanned)))
     asked = first_sentence(request, ASKED_CHARS)
-    if DECISION.search(asked) or any(asked.casefold() in d.casefold() for d in decisions):
+    if states_decision(asked) or any(asked.casefold() in d.casefold() for d in decisions):
         asked = ""
     done = first_sentence(answer, DONE_CHARS)
     return Facts(
