@@ -2,8 +2,17 @@
 
 On PostgreSQL it is a session advisory lock on a dedicated connection: if the beat process dies, its
 connection closes and the lock is free at once, with no TTL to tune. With the embedded SQLite database
-it is an exclusive `flock` on a file in the data directory (the embedded mode is one host by design).
-A second beat that cannot take the guard logs a critical line and exits with status 3.
+it is an exclusive `flock` on `beat.lock` in the data directory (the embedded mode is one host by design):
+the kernel drops it when the holder dies, however it dies, so a lock left by a dead process never blocks.
+The holder writes its pid into the file (for operators and the refusal message); the pid is information
+only, never a reason to refuse. A second beat that cannot take the guard logs a critical line and exits
+with status 3.
+
+A beat started by a worker as its supervised child (`workers.beat_supervisor`) finds the worker's pid in
+SUMMARIZER_BEAT_PARENT_PID: it binds its life to the worker (`workers.parent_death`) before it takes the
+guard, and a refusal is logged as `beat.standby` (the worker tries again later) rather than critical.
+`GuardedScheduler` takes the guard before Celery opens the schedule file, so a refused beat never touches
+the running beat's file; a beat run without it takes the guard on `beat_init`.
 
 A session can end under a live beat (a database restart, a proxy or `idle_session_timeout` closing it),
 and its lock with it, which would let a second beat in unnoticed. So the beat checks its session every
@@ -17,18 +26,22 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import structlog
+from celery.beat import PersistentScheduler
 from celery.signals import beat_embedded_init, beat_init
 
 from summarizer.settings import Settings, load_settings
+from workers.parent_death import bind_to_parent
 
 log = structlog.get_logger("workers.beat")
 
 ADVISORY_LOCK_KEY = 0x53554D42  # "SUMB"
 EXIT_BEAT_TAKEN = 3
 GUARD_CHECK_SECONDS = 5.0
+PARENT_PID_ENV = "SUMMARIZER_BEAT_PARENT_PID"
 _held: list[Any] = []  # keeps the lock's connection or file open for the life of the process
 
 
@@ -36,19 +49,39 @@ class BeatAlreadyRunning(RuntimeError):
     pass
 
 
+def lock_file(settings: Settings) -> Path:
+    return settings.data_dir / "beat.lock"
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid written by the beat that took `path` last (it may be dead: the file is never cleaned up)."""
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _take_file_lock(path: Path) -> Any:
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Opened without truncating: a beat that is refused must not erase the holder's pid.
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise BeatAlreadyRunning(f"another beat (pid {lock_holder(path)}) holds {path}") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return open(fd, "r+b", buffering=0)
+
+
 def acquire_beat_guard(settings: Settings) -> Any:
     """Take the single-beat guard or raise BeatAlreadyRunning; the returned handle must be kept alive."""
     if settings.embedded_database:
-        import fcntl
-
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(settings.data_dir / "beat.lock", "w")  # noqa: SIM115  (held for the process lifetime)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            raise BeatAlreadyRunning(f"another beat holds {settings.data_dir / 'beat.lock'}") from None
-        return handle
+        return _take_file_lock(lock_file(settings))
     import psycopg
 
     from summarizer.composition import build_database
@@ -60,6 +93,16 @@ def acquire_beat_guard(settings: Settings) -> Any:
         conn.close()
         raise BeatAlreadyRunning("another beat holds the PostgreSQL advisory lock")
     return conn
+
+
+def guard_is_free(settings: Settings) -> bool:
+    """Whether a beat starting now would get the guard: taken and let go at once (for the moment of one
+    round trip a beat starting elsewhere would be refused). Errors (the database unreachable) propagate."""
+    try:
+        acquire_beat_guard(settings).close()
+    except BeatAlreadyRunning:
+        return False
+    return True
 
 
 def check_beat_guard(settings: Settings, handle: Any) -> Any:
@@ -93,20 +136,52 @@ def _watch_guard(settings: Settings) -> None:
             log.error("beat.guard_unchecked", error=str(exc))
 
 
-def _guard(**_: Any) -> None:
+def _supervising_worker() -> int | None:
+    value = os.environ.get(PARENT_PID_ENV, "")
+    return int(value) if value.isdigit() else None
+
+
+def take_guard() -> None:
+    """Take the single-beat guard for this process (once), or leave with status 3. A beat supervised by a
+    worker first binds its life to that worker, so that even a refused or starting beat cannot outlive it."""
     if _held:  # an embedded beat sends both beat_embedded_init and beat_init
         return
+    worker = _supervising_worker()
+    if worker is not None:
+        bind_to_parent(worker)
     settings = load_settings()
     try:
         _held.append(acquire_beat_guard(settings))
     except BeatAlreadyRunning as exc:
-        log.critical("beat.refused", reason=str(exc))
+        if worker is not None:
+            log.info("beat.standby", reason=str(exc))  # the supervising worker tries again later
+        else:
+            log.critical("beat.refused", reason=str(exc))
         os._exit(EXIT_BEAT_TAKEN)  # leave at once: a second scheduler would double every periodic task
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    log.info("beat.guard_taken")
+    log.info("beat.guard_taken", pid=os.getpid())
     if not settings.embedded_database:
         threading.Thread(target=_watch_guard, args=(settings,), name="beat-guard", daemon=True).start()
 
 
-beat_init.connect(_guard, weak=False)
-beat_embedded_init.connect(_guard, weak=False)
+class GuardedScheduler(PersistentScheduler):
+    """Celery's file-backed scheduler that takes the single-beat guard before it opens its schedule file
+    (`celery beat -S workers.beat:GuardedScheduler`): a refused beat leaves the running beat's file alone."""
+
+    def setup_schedule(self) -> None:
+        take_guard()
+        super().setup_schedule()
+
+
+def _on_beat_init(**_: Any) -> None:
+    take_guard()
+
+
+def _on_embedded_beat_init(**_: Any) -> None:
+    # Celery's own `worker -B` runs the beat as a forked child: it must not outlive that worker either.
+    bind_to_parent(os.getppid())
+    take_guard()
+
+
+beat_init.connect(_on_beat_init, weak=False)
+beat_embedded_init.connect(_on_embedded_beat_init, weak=False)

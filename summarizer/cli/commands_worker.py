@@ -1,7 +1,9 @@
 """`summarizer worker | beat | drain | queue | requeue`: running and operating the summary workers.
 
 `worker` and `beat` hand over to `celery -A workers.app ...` in place of this process (exec), so signals
-reach Celery directly and the `summarizer` package never imports `workers`.
+reach Celery directly and the `summarizer` package never imports `workers`. A worker that runs the beat
+runs it as a supervised child (`--supervised-beat`, see workers/beat_supervisor.py) rather than Celery's
+`-B`: the child dies with the worker and is restarted if it exits.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from summarizer.storage.conversations import utcnow
 from summarizer.storage.migrations import ensure_schema
 
 CELERY_APP = "workers.app"
+# Takes the single-beat guard before the schedule file is opened (see workers/beat.py).
+BEAT_SCHEDULER = "workers.beat:GuardedScheduler"
 POOLS = ("threads", "prefork", "solo", "gevent")
 
 
@@ -50,7 +54,7 @@ def _exec_celery(args: list[str]) -> None:
     "--beat/--no-beat",
     "with_beat",
     default=None,
-    help="Run the beat in this worker (default: embedded mode only).",
+    help="Run the beat as a child of this worker, restarted if it exits (default: embedded mode only).",
 )
 @click.option("--hostname", "-n", help="Worker node name (default: celery@HOST).")
 @click.option("--loglevel", "-l", default="INFO", show_default=True)
@@ -71,7 +75,7 @@ def worker(
     if hostname:
         args += ["-n", hostname]
     if with_beat if with_beat is not None else not settings.broker_url:
-        args.append("-B")
+        args.append("--supervised-beat")
     _exec_celery(args)
 
 
@@ -79,7 +83,7 @@ def worker(
 @click.option("--loglevel", "-l", default="INFO", show_default=True)
 def beat(loglevel: str) -> None:
     """Run the scheduler (dispatcher, aging, lease rescue). Exactly one may run: a second one exits."""
-    _exec_celery(["beat", "-l", loglevel])
+    _exec_celery(["beat", "-l", loglevel, "-S", BEAT_SCHEDULER])
 
 
 @click.command()

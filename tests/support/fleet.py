@@ -162,6 +162,13 @@ class Fleet:
             os.killpg(proc.pid, sig)
         proc.wait(15)
 
+    def kill_process(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Signal the process itself, not its group (what `kill PID` does); it stays listed, so `close()`
+        still kills whatever is left of its group."""
+        proc = self.procs[name]
+        os.kill(proc.pid, sig)
+        proc.wait(15)
+
     def log(self, name: str) -> str:
         return (self.logdir / f"{name}.log").read_text(errors="replace")
 
