@@ -75,6 +75,10 @@ class BeatSupervisor:
         self._child: subprocess.Popen[bytes] | None = None
         self._thread: threading.Thread | None = None
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="beat-supervisor", daemon=True)
         self._thread.start()
