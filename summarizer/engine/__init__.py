@@ -6,7 +6,20 @@ from summarizer.engine.engine import AgingOutcome, EngineConfig, SummaryEngine, 
 from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.ladder import LadderConfig, UpdatePath
 from summarizer.engine.model import Importance, Summary, SummaryItem, Tier
-from summarizer.engine.ports import LLM, LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.engine.ports import (
+    LLM,
+    AnswerUnusable,
+    LLMAnswer,
+    LLMPermanentError,
+    LLMRequest,
+    LLMTransientError,
+)
+from summarizer.engine.provenance import (
+    ForgetReason,
+    Forgotten,
+    exchange_citations,
+    partition_problems,
+)
 from summarizer.engine.render import NO_SUMMARY_YET, SUMMARY_UNAVAILABLE, render_summary
 
 __all__ = [
@@ -15,7 +28,10 @@ __all__ = [
     "SUMMARY_UNAVAILABLE",
     "AgingOutcome",
     "AnswerRejected",
+    "AnswerUnusable",
     "EngineConfig",
+    "ForgetReason",
+    "Forgotten",
     "Importance",
     "LLMAnswer",
     "LLMPermanentError",
@@ -28,5 +44,7 @@ __all__ = [
     "Tier",
     "UpdateOutcome",
     "UpdatePath",
+    "exchange_citations",
+    "partition_problems",
     "render_summary",
 ]

@@ -1,36 +1,32 @@
 """Time-based aging: the system, not the LLM, decides an item's tier from its `ended_at`.
 
-Aging is a pure function of the items and `now`: applying it twice as of the same moment changes nothing,
-and an item never moves to a younger tier (a merged item may carry an older tier than its end suggests).
+The age bounds come from the tier table (`tiers`). Aging is a pure function of the items and `now`:
+applying it twice as of the same moment changes nothing, and an item never moves to a younger tier (a
+merged item may carry an older tier than its end suggests).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from summarizer.engine.model import SummaryItem, Tier, as_utc
-
-SESSION_MAX_AGE = timedelta(hours=24)
-YESTERDAY_MAX_AGE = timedelta(days=7)
-WEEK_MAX_AGE = timedelta(days=14)
+from summarizer.engine.tiers import KEEP_FOR_DAYS, tier_for
 
 
 def tier_for_age(ended_at: datetime, now: datetime) -> Tier | None:
     """The tier an item ending at `ended_at` belongs to as of `now`; None once it is past keeping."""
-    age = as_utc(now) - as_utc(ended_at)
-    if age > WEEK_MAX_AGE:
-        return None
-    if age > YESTERDAY_MAX_AGE:
-        return Tier.WEEK
-    if age > SESSION_MAX_AGE:
-        return Tier.YESTERDAY
-    return Tier.SESSION
+    return tier_for(as_utc(now) - as_utc(ended_at))
 
 
 def is_expired(ended_at: datetime, now: datetime) -> bool:
     return tier_for_age(ended_at, now) is None
+
+
+def expiry_detail(ended_at: datetime) -> str:
+    """Why something was aged out, for the provenance record."""
+    return f"ended {as_utc(ended_at).date().isoformat()}, more than {KEEP_FOR_DAYS} days ago"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +35,7 @@ class AgingResult:
     moved: int
     dropped: int
     dropped_ids: tuple[str, ...] = ()
+    dropped_items: tuple[SummaryItem, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -47,16 +44,22 @@ class AgingResult:
 
 def age_items(items: Sequence[SummaryItem], now: datetime) -> AgingResult:
     kept: list[SummaryItem] = []
-    dropped: list[str] = []
+    dropped: list[SummaryItem] = []
     moved = 0
     for item in items:
         due = tier_for_age(item.ended_at, now)
         if due is None:
-            dropped.append(item.id)
+            dropped.append(item)
             continue
         if due.rank > item.tier.rank:
             kept.append(replace(item, tier=due))
             moved += 1
         else:
             kept.append(item)
-    return AgingResult(tuple(kept), moved=moved, dropped=len(dropped), dropped_ids=tuple(dropped))
+    return AgingResult(
+        tuple(kept),
+        moved=moved,
+        dropped=len(dropped),
+        dropped_ids=tuple(item.id for item in dropped),
+        dropped_items=tuple(dropped),
+    )

@@ -14,13 +14,16 @@ from datetime import datetime
 
 from summarizer.domain.messages import EvictedExchange
 from summarizer.engine.aging import tier_for_age
-from summarizer.engine.model import SummaryItem, Tier, make_item_id
+from summarizer.engine.item_text import sanitize
+from summarizer.engine.model import SummaryItem, make_item_id
 from summarizer.engine.operations import Operations
+from summarizer.engine.tiers import OLDEST_TIER
 
 
 def clean_text(text: str) -> str:
-    """One line: a newline in an item would break the Markdown list it is rendered into."""
-    return " ".join(text.split())
+    """One line without control characters: a newline in an item would break the Markdown list it is
+    rendered into, and a NUL cannot be stored."""
+    return " ".join(sanitize(text).split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +97,7 @@ def apply_operations(
         added.append(
             SummaryItem(
                 id=make_item_id((x.id for x in cited), taken),
-                tier=tier_for_age(ended_at, now) or Tier.WEEK,
+                tier=tier_for_age(ended_at, now) or OLDEST_TIER,
                 text=clean_text(add.text),
                 started_at=min(x.started_at for x in cited),
                 ended_at=ended_at,

@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from summarizer.domain.tokens import BYTES_PER_TOKEN, estimate_from_bytes
-from summarizer.engine.model import TIERS_YOUNG_TO_OLD, SummaryItem, Tier
+from summarizer.engine.model import SummaryItem, id_sort_key
 from summarizer.engine.render import SECTION_SEPARATOR, TIER_HEADERS, display_key, item_suffix, render_items
+from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD, Tier
 
 TextCounter = Callable[[str], int]
 ELLIPSIS = "…"
@@ -42,9 +43,16 @@ class CapResult:
     cut_ids: tuple[str, ...] = ()
 
 
-def drop_order_key(item: SummaryItem) -> tuple[int, int, datetime, datetime, str]:
-    """Oldest tier first, then least important, then oldest."""
-    return (-item.tier.rank, -item.importance.rank, item.ended_at, item.started_at, item.id)
+def drop_order_key(item: SummaryItem) -> tuple[int, int, datetime, datetime, tuple[int, ...], str]:
+    """Oldest tier first, then least important, then oldest (ties by numeric id)."""
+    return (
+        -item.tier.rank,
+        -item.importance.rank,
+        item.ended_at,
+        item.started_at,
+        id_sort_key(item.id),
+        item.id,
+    )
 
 
 def cut_text(text: str, max_bytes: int) -> str:

@@ -16,17 +16,19 @@ import structlog
 
 from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.tokens import TokenCounter
-from summarizer.engine.aging import age_items, is_expired
+from summarizer.engine.aging import age_items, expiry_detail, is_expired
 from summarizer.engine.apply import apply_operations
-from summarizer.engine.cap import enforce_cap
+from summarizer.engine.budget_gate import Budget, check_forgetting
+from summarizer.engine.cap import CapResult, enforce_cap
 from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.ladder import LadderConfig, UpdatePath, choose_path, visible_items
-from summarizer.engine.model import Summary, SummaryItem, as_utc
-from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, operations_schema
+from summarizer.engine.model import Summary, SummaryItem, as_utc, in_time_order
+from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, Operations, operations_schema
 from summarizer.engine.ports import LLM, LLMRequest, UpdateContext
 from summarizer.engine.prompt import build_prompt
+from summarizer.engine.provenance import ForgetLog, Forgotten
 from summarizer.engine.render import render_items, render_summary
-from summarizer.engine.validation import GateContext, validate_answer
+from summarizer.engine.validation import DEFAULT_MAX_ITEMS_PER_EXCHANGE, GateContext, validate_answer
 
 log = structlog.get_logger("summarizer.engine")
 
@@ -40,12 +42,24 @@ class EngineConfig:
     max_output_tokens: int = 4_096
     token_provider: str = "anthropic"
     token_model: str = ""
+    max_items_per_exchange: int = DEFAULT_MAX_ITEMS_PER_EXCHANGE
+    """How many new items may cite one exchange."""
+    compression_floor: float = 0.5
+    """Share of the cap under which compressing existing items is refused."""
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
             raise ValueError("max_tokens must be positive")
         if self.clip_message_chars < 16 or self.item_max_chars < 16:
             raise ValueError("clip_message_chars and item_max_chars must be at least 16")
+        if self.max_items_per_exchange < 1:
+            raise ValueError("max_items_per_exchange must be at least 1")
+        if not 0 <= self.compression_floor < 1:
+            raise ValueError("compression_floor must be in [0, 1)")
+
+    @property
+    def budget(self) -> Budget:
+        return Budget.for_cap(self.max_tokens, self.ladder.merge_threshold, self.compression_floor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +81,9 @@ class UpdateOutcome:
     cap_dropped_ids: tuple[str, ...] = ()
     aged_moved: int = 0
     aged_dropped: int = 0
+    forgotten: tuple[Forgotten, ...] = ()
+    """The exchanges (of the batch or of the previous summary) that no item of the new summary cites, each
+    exactly once, with the reason: "model", "cap" or "aging"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +93,8 @@ class AgingOutcome:
     """True when the summary was already aged on `now`'s date: nothing changed, nothing to store."""
     moved: int = 0
     dropped: int = 0
+    forgotten: tuple[Forgotten, ...] = ()
+    """The exchanges this pass forgot: "aging" for items past 14 days, "cap" for emergency truncation."""
 
 
 class SummaryEngine:
@@ -103,10 +122,14 @@ class SummaryEngine:
         fresh = sorted(
             {x.id: x for x in batch if watermark is None or x.id > watermark}.values(), key=lambda x: x.id
         )
-        expired = tuple(x.id for x in fresh if is_expired(x.ended_at, now))
+        expired = [x for x in fresh if is_expired(x.ended_at, now)]
         live = [x for x in fresh if not is_expired(x.ended_at, now)]
+        log_ = ForgetLog()
+        for x in expired:
+            log_.exchanges((x.id,), "aging", expiry_detail(x.ended_at))
 
         aged = age_items(base.items, now)
+        log_.items(aged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
         current_tokens = self.count(render_items(aged.items, now))
         path = choose_path(current_tokens, len(live), self.config.max_tokens, self.config.ladder)
 
@@ -130,29 +153,33 @@ class SummaryEngine:
                 batch_exchange_ids=[x.id for x in live],
                 visible_items={item.id: item for item in shown},
                 max_item_chars=self.config.item_max_chars,
+                path=path,
+                max_items_per_exchange=self.config.max_items_per_exchange,
             )
             ops = validate_answer(answer.tool_input, gate)
-            items = apply_operations(aged.items, ops, {x.id: x for x in live}, now).items
+            applied = apply_operations(aged.items, ops, {x.id: x for x in live}, now)
+            check_forgetting(
+                aged.items,
+                applied.items,
+                applied.added_ids,
+                ops,
+                self.config.budget,
+                lambda some: self.count(render_items(some, now)),
+            )
+            _log_model_drops(log_, ops, aged.items)
+            items = applied.items
 
         reaged = age_items(items, now)
+        log_.items(reaged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
         capped = enforce_cap(reaged.items, now, self.config.max_tokens, self.count)
-        if capped.truncated:
-            log.warning(
-                "summary.truncated",
-                agent_id=agent_id,
-                tokens_before=capped.tokens_before,
-                tokens_after=capped.tokens_after,
-                max_tokens=self.config.max_tokens,
-                dropped_items=len(capped.dropped_ids),
-                cut_items=len(capped.cut_ids),
-            )
+        self._log_cap(log_, capped, reaged.items, agent_id)
         covered = max((x.id for x in fresh), default=None)
         if watermark is not None and (covered is None or covered < watermark):
             covered = watermark
         new_summary = replace(
             base,
             version=base.version + 1,
-            items=capped.items,
+            items=tuple(in_time_order(capped.items)),
             covered_through_exchange_id=covered,
             token_count=capped.tokens_after,
             updated_at=now,
@@ -161,7 +188,7 @@ class SummaryEngine:
             summary=new_summary,
             path=path,
             exchange_ids=tuple(x.id for x in fresh),
-            expired_exchange_ids=expired,
+            expired_exchange_ids=tuple(x.id for x in expired),
             llm_input_tokens=llm_in,
             llm_output_tokens=llm_out,
             llm_model=model,
@@ -173,6 +200,7 @@ class SummaryEngine:
             cap_dropped_ids=capped.dropped_ids,
             aged_moved=aged.moved + reaged.moved,
             aged_dropped=aged.dropped + reaged.dropped,
+            forgotten=log_.records(new_summary.items),
         )
 
     def age(self, summary: Summary, now: datetime) -> AgingOutcome:
@@ -181,17 +209,47 @@ class SummaryEngine:
         if summary.last_aged_on is not None and summary.last_aged_on >= today:
             return AgingOutcome(summary=summary, skipped=True)
         now = as_utc(now)
+        log_ = ForgetLog()
         aged = age_items(summary.items, now)
+        log_.items(aged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
         capped = enforce_cap(aged.items, now, self.config.max_tokens, self.count)
+        self._log_cap(log_, capped, aged.items, summary.agent_id)
         new_summary = replace(
             summary,
             version=summary.version + 1,
-            items=capped.items,
+            items=tuple(in_time_order(capped.items)),
             token_count=capped.tokens_after,
             updated_at=now,
             last_aged_on=today,
         )
-        return AgingOutcome(summary=new_summary, skipped=False, moved=aged.moved, dropped=aged.dropped)
+        return AgingOutcome(
+            summary=new_summary,
+            skipped=False,
+            moved=aged.moved,
+            dropped=aged.dropped,
+            forgotten=log_.records(new_summary.items),
+        )
+
+    def _log_cap(
+        self, log_: ForgetLog, capped: CapResult, items: Sequence[SummaryItem], agent_id: str
+    ) -> None:
+        if not capped.truncated:
+            return
+        log.warning(
+            "summary.truncated",
+            agent_id=agent_id,
+            tokens_before=capped.tokens_before,
+            tokens_after=capped.tokens_after,
+            max_tokens=self.config.max_tokens,
+            dropped_items=len(capped.dropped_ids),
+            cut_items=len(capped.cut_ids),
+        )
+        dropped = set(capped.dropped_ids)
+        detail = (
+            f"emergency truncation: the summary was {capped.tokens_before} tokens, over the cap of "
+            f"{self.config.max_tokens}"
+        )
+        log_.items((item for item in items if item.id in dropped), "cap", detail)
 
     def _request(
         self, path: UpdatePath, live: Sequence[EvictedExchange], shown: Sequence[SummaryItem], current: int
@@ -219,5 +277,15 @@ class SummaryEngine:
                 max_item_chars=self.config.item_max_chars,
                 max_tokens=self.config.max_tokens,
                 current_tokens=current,
+                max_items_per_exchange=self.config.max_items_per_exchange,
+                target_tokens=self.config.budget.target_tokens,
+                floor_tokens=self.config.budget.floor_tokens,
             ),
         )
+
+
+def _log_model_drops(log_: ForgetLog, ops: Operations, items: Sequence[SummaryItem]) -> None:
+    by_id = {item.id: item for item in items}
+    for drop in ops.drop:
+        log_.items((by_id[item_id] for item_id in drop.item_ids), "model", drop.reason)
+        log_.exchanges(drop.exchange_ids, "model", drop.reason)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from summarizer.engine.model import SummaryItem, Tier
+from summarizer.engine.model import SummaryItem
+from summarizer.engine.tiers import YOUNGEST_TIER
 
 
 class UpdatePath(StrEnum):
@@ -60,5 +61,5 @@ def visible_items(items: Sequence[SummaryItem], path: UpdatePath) -> tuple[Summa
     if path is UpdatePath.FULL:
         return tuple(items)
     if path is UpdatePath.MERGE:
-        return tuple(item for item in items if item.tier is Tier.SESSION)
+        return tuple(item for item in items if item.tier is YOUNGEST_TIER)
     return ()

@@ -6,26 +6,15 @@ weekday labels never depend on the machine's local zone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-
-class Tier(StrEnum):
-    SESSION = "session"
-    YESTERDAY = "yesterday"
-    WEEK = "week"
-
-    @property
-    def rank(self) -> int:
-        """0 for the youngest tier; a larger rank is an older tier, and items only ever move up."""
-        return _TIER_RANK[self]
-
-
-_TIER_RANK: dict[Tier, int] = {Tier.SESSION: 0, Tier.YESTERDAY: 1, Tier.WEEK: 2}
-TIERS_YOUNG_TO_OLD: tuple[Tier, ...] = (Tier.SESSION, Tier.YESTERDAY, Tier.WEEK)
+from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD as TIERS_YOUNG_TO_OLD
+from summarizer.engine.tiers import Tier as Tier
 
 
 class Importance(StrEnum):
@@ -45,6 +34,8 @@ _IMPORTANCE_RANK: dict[Importance, int] = {Importance.HIGH: 0, Importance.MEDIUM
 # item read back. An unknown value still goes through the class, for its error message.
 _TIER_BY_VALUE: dict[str, Tier] = {tier.value: tier for tier in Tier}
 _IMPORTANCE_BY_VALUE: dict[str, Importance] = {level.value: level for level in Importance}
+
+_DIGITS = re.compile(r"\d+")
 
 ITEM_KEYS: frozenset[str] = frozenset(
     {"id", "tier", "text", "started_at", "ended_at", "source_tokens", "importance", "exchange_ids"}
@@ -180,6 +171,20 @@ class Summary:
 def items_from_json(data: Iterable[Mapping[str, Any]]) -> tuple[SummaryItem, ...]:
     """Reads the `items` column back."""
     return tuple(SummaryItem.from_dict(entry) for entry in data)
+
+
+def id_sort_key(item_id: str) -> tuple[int, ...]:
+    """The numbers in an item id, so that "x2" sorts before "x10" and "x12.2" after "x12"."""
+    return tuple(int(n) for n in _DIGITS.findall(item_id))
+
+
+def time_order_key(item: SummaryItem) -> tuple[datetime, datetime, tuple[int, ...], tuple[int, ...], str]:
+    """The summary's order: by time, ties by the numeric exchange ids (x2 before x10), then by id."""
+    return (item.started_at, item.ended_at, tuple(sorted(item.exchange_ids)), id_sort_key(item.id), item.id)
+
+
+def in_time_order(items: Iterable[SummaryItem]) -> list[SummaryItem]:
+    return sorted(items, key=time_order_key)
 
 
 def make_item_id(exchange_ids: Iterable[int], taken: set[str]) -> str:

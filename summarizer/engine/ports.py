@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.domain.messages import EvictedExchange
@@ -37,6 +37,19 @@ class LLMPermanentError(LLMError):
     """Bad request, bad credentials, refusal, unusable output: the same call will fail again."""
 
 
+UnusableCause = Literal["max_tokens", "refusal"]
+
+
+class AnswerUnusable(LLMPermanentError):
+    """The model answered, but the answer cannot be used because of what was asked: it stopped at the
+    output limit (`cause="max_tokens"`) or refused (`cause="refusal"`). The same batch will likely fail the
+    same way; a smaller batch may not, so a caller can split the batch and retry the halves."""
+
+    def __init__(self, message: str, *, cause: UnusableCause, status: int | None = None) -> None:
+        super().__init__(message, status=status)
+        self.cause: UnusableCause = cause
+
+
 @dataclass(frozen=True, slots=True)
 class UpdateContext:
     """The structured facts behind a request's text.
@@ -51,6 +64,12 @@ class UpdateContext:
     max_item_chars: int
     max_tokens: int
     current_tokens: int
+    max_items_per_exchange: int = 4
+    """The gate refuses an answer in which more new items than this cite one exchange."""
+    target_tokens: int = 0
+    """Drops of existing items are accepted only while the summary would be over this."""
+    floor_tokens: int = 0
+    """Compressing existing items must not leave the summary under this."""
 
 
 @dataclass(frozen=True, slots=True)

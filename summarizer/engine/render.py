@@ -10,16 +10,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from summarizer.engine.model import TIERS_YOUNG_TO_OLD, Summary, SummaryItem, Tier, as_utc
+from summarizer.engine.model import Summary, SummaryItem, as_utc, time_order_key
+from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD, Tier, TimeLabel, tier_rule
 
 NO_SUMMARY_YET = "_No summary yet: nothing has left the context window._"
 SUMMARY_UNAVAILABLE = "[Summary temporarily unavailable]"
 
-TIER_HEADERS: dict[Tier, str] = {
-    Tier.SESSION: "## Previously in This Session",
-    Tier.YESTERDAY: "## Yesterday",
-    Tier.WEEK: "## This Week",
-}
+TIER_HEADERS: dict[Tier, str] = {tier: tier.heading for tier in TIERS_YOUNG_TO_OLD}
 SECTION_SEPARATOR = "\n\n"
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
@@ -54,9 +51,10 @@ def day_span(started_at: datetime, ended_at: datetime, zone: tzinfo | None) -> s
 
 def item_suffix(item: SummaryItem, now: datetime) -> str:
     size = approx_tokens(item.source_tokens)
-    if item.tier is Tier.SESSION:
+    label = tier_rule(item.tier).time_label
+    if label is TimeLabel.RELATIVE:
         return f"({relative_time(item.ended_at, now)}, {size})"
-    if item.tier is Tier.WEEK:
+    if label is TimeLabel.WEEKDAYS:
         return f"({day_span(item.started_at, item.ended_at, now.tzinfo)}, {size})"
     return f"({size})"
 
@@ -65,9 +63,9 @@ def item_line(number: int, item: SummaryItem, now: datetime) -> str:
     return f"{number}. {item.text} {item_suffix(item, now)}"
 
 
-def display_key(item: SummaryItem) -> tuple[datetime, datetime, str]:
-    """Oldest first within a tier, so each section reads as a history."""
-    return (item.started_at, item.ended_at, item.id)
+def display_key(item: SummaryItem) -> tuple[datetime, datetime, tuple[int, ...], tuple[int, ...], str]:
+    """Oldest first within a tier, so each section reads as a history; ties by numeric exchange id."""
+    return time_order_key(item)
 
 
 def display_order(items: Iterable[SummaryItem]) -> list[SummaryItem]:

@@ -1,44 +1,26 @@
 """The gate every LLM answer passes before anything is applied.
 
-An answer is untrusted input: it may skip exchanges, name items it was never shown, come back empty, or be
-an error message or a refusal dressed up as a summary. Any of those rejects the whole answer, so the stored
-summary only ever moves from one valid state to the next.
+An answer is untrusted input: it may skip exchanges, name items it was never shown, come back empty, be
+an error message or a refusal dressed up as a summary, touch items its rung may not touch, or flood the
+summary with items for one exchange. Any of those rejects the whole answer, so the stored summary only
+ever moves from one valid state to the next. What survives has its texts sanitized (`item_text`). How much
+an answer may forget is measured after applying it (`budget_gate`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from summarizer.engine.errors import AnswerRejected
+from summarizer.engine.item_text import sanitize
+from summarizer.engine.item_text import text_problem as text_problem
+from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.model import SummaryItem
 from summarizer.engine.operations import Operations, parse_operations
 
-# Kept short on purpose: each pattern is one way a model's non-answer looks, and each has a test.
-# Anchored ones only match at the start of a text, so that an item may still report that a user
-# "said the build cannot start".
-_Q = "['\u2019]?"  # an apostrophe, straight or curly, or none
-_NON_ANSWER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("refusal", re.compile(rf"^\W*i\s*(?:can\s*not|cannot|can{_Q}t|won{_Q}t|(?:am|{_Q}m)\s+unable)\b", re.I)),
-    ("refusal", re.compile(rf"\bi\s*(?:can\s*not|cannot|can{_Q}t)\s+(?:help|assist)\b", re.I)),
-    ("apology", re.compile(rf"^\W*(?:i\s*{_Q}m\s+sorry\b|i\s+am\s+sorry\b|sorry,|i\s+apologi[sz]e)", re.I)),
-    ("refusal", re.compile(r"\bas\s+an\s+(?:ai|a\.i\.|language\s+model)\b", re.I)),
-    ("error text", re.compile(r"^\W*(?:error|exception|fatal)\s*:", re.I)),
-    ("error text", re.compile(r"^\W*traceback \(most recent call last\)", re.I)),
-)
-
-
-def text_problem(text: str, max_chars: int) -> str | None:
-    """Why this text cannot be an item's text, or None when it can."""
-    if not text.strip():
-        return "empty text"
-    if len(text) > max_chars:
-        return f"text of {len(text)} characters is over the limit of {max_chars}"
-    for label, pattern in _NON_ANSWER_PATTERNS:
-        if pattern.search(text):
-            return f"{label} instead of a summary: {text[:60]!r}"
-    return None
+DEFAULT_MAX_ITEMS_PER_EXCHANGE = 4
+MAX_REASON_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +28,11 @@ class GateContext:
     batch_exchange_ids: Collection[int]
     visible_items: Mapping[str, SummaryItem]
     max_item_chars: int
+    path: UpdatePath = UpdatePath.FULL
+    """What the answer may do to existing items: nothing (append), merge and shorten (merge), also drop
+    (full; how much is checked after applying, see `budget_gate`)."""
+    max_items_per_exchange: int = DEFAULT_MAX_ITEMS_PER_EXCHANGE
+    """How many added items may cite one exchange, so one exchange cannot flood the summary."""
 
 
 def _check_text(text: str, where: str, max_chars: int) -> None:
@@ -76,15 +63,35 @@ def _check_items(ops: Operations, ctx: GateContext) -> None:
             claim(item_id, f"drop[{i}]")
 
 
+def _check_path(ops: Operations, ctx: GateContext) -> None:
+    """The rung's rules for existing items, before anything is measured."""
+    if ctx.path is UpdatePath.APPEND or ctx.path is UpdatePath.NONE:
+        if ops.merge or ops.shorten or any(drop.item_ids for drop in ops.drop):
+            raise AnswerRejected("the append path may not change existing items")
+    elif ctx.path is UpdatePath.MERGE:
+        for i, drop in enumerate(ops.drop):
+            if drop.item_ids:
+                raise AnswerRejected(
+                    f"drop[{i}]: the merge path may not drop existing items (merge or shorten them)"
+                )
+
+
 def _check_exchanges(ops: Operations, ctx: GateContext) -> None:
     batch = set(ctx.batch_exchange_ids)
     added: set[int] = set()
     dropped: set[int] = set()
+    citations: dict[int, int] = {}
     for i, add in enumerate(ops.add):
         unknown = sorted(set(add.exchange_ids) - batch)
         if unknown:
             raise AnswerRejected(f"add[{i}]: unknown exchange ids {unknown}")
         added.update(add.exchange_ids)
+        for x in set(add.exchange_ids):
+            citations[x] = citations.get(x, 0) + 1
+            if citations[x] > ctx.max_items_per_exchange:
+                raise AnswerRejected(
+                    f"add[{i}]: exchange {x} is cited by more than {ctx.max_items_per_exchange} new items"
+                )
     for i, drop in enumerate(ops.drop):
         unknown = sorted(set(drop.exchange_ids) - batch)
         if unknown:
@@ -98,11 +105,22 @@ def _check_exchanges(ops: Operations, ctx: GateContext) -> None:
         raise AnswerRejected(f"exchanges neither covered by an added item nor dropped: {uncovered}")
 
 
+def sanitize_operations(ops: Operations) -> Operations:
+    """The same operations with control characters stripped from every text and reason."""
+    return Operations(
+        add=tuple(replace(op, text=sanitize(op.text)) for op in ops.add),
+        merge=tuple(replace(op, text=sanitize(op.text)) for op in ops.merge),
+        shorten=tuple(replace(op, text=sanitize(op.text)) for op in ops.shorten),
+        drop=tuple(replace(op, reason=sanitize(op.reason)[:MAX_REASON_CHARS]) for op in ops.drop),
+    )
+
+
 def validate_answer(raw: object, ctx: GateContext) -> Operations:
-    """The answer's operations if they pass every rule; AnswerRejected with the first broken rule."""
+    """The answer's operations, sanitized, if they pass every rule; AnswerRejected with the first broken
+    rule."""
     if raw is None:
         raise AnswerRejected("no operations in the answer")
-    ops = parse_operations(raw)
+    ops = sanitize_operations(parse_operations(raw))
     for i, add in enumerate(ops.add):
         _check_text(add.text, f"add[{i}]", ctx.max_item_chars)
     for i, merge in enumerate(ops.merge):
@@ -112,6 +130,7 @@ def validate_answer(raw: object, ctx: GateContext) -> Operations:
     for i, drop in enumerate(ops.drop):
         if not drop.reason.strip():
             raise AnswerRejected(f"drop[{i}]: a drop needs a reason")
+    _check_path(ops, ctx)
     _check_exchanges(ops, ctx)
     _check_items(ops, ctx)
     return ops

@@ -14,7 +14,13 @@ from typing import Any
 
 import anthropic
 
-from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.engine.ports import (
+    AnswerUnusable,
+    LLMAnswer,
+    LLMPermanentError,
+    LLMRequest,
+    LLMTransientError,
+)
 from summarizer.settings import Settings
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
@@ -118,11 +124,13 @@ class AnthropicLLM:
             + (usage.cache_read_input_tokens or 0)
         )
         if message.stop_reason == "refusal":
-            raise LLMPermanentError("the model refused to summarize")
+            raise AnswerUnusable("the model refused to summarize", cause="refusal")
+        if message.stop_reason == "max_tokens":
+            raise AnswerUnusable(
+                "the answer was cut at max_tokens; its tool input may be incomplete", cause="max_tokens"
+            )
         if not message.content:
             raise LLMPermanentError("the model returned empty content")
-        if message.stop_reason == "max_tokens":
-            raise LLMPermanentError("the answer was cut at max_tokens; its tool input may be incomplete")
         block = next(
             (b for b in message.content if b.type == "tool_use" and getattr(b, "name", None) == tool_name),
             None,

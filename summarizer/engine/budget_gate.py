@@ -1,0 +1,114 @@
+"""The gate's second half: forgetting has to be earned by the budget.
+
+`validation` checks an answer's shape and what each rung allows (append: nothing existing changes; merge:
+existing items are merged or shortened, never dropped; full: they may also be dropped). This module
+measures what the applied answer did to the existing items, with the same counter the cap uses:
+
+- Compression (merging, shortening or dropping existing items) never takes the summary under half of its
+  cap (`floor_tokens`), except by a small tolerance for merges and shortenings: a model asked to make
+  room should not be turned away for tidying two lines.
+- Drops are accepted only when the budget needs them: with the dropped items put back, the summary would
+  be over the target (the size at which the ladder starts compressing). A drop never takes the summary
+  under the floor.
+- High-importance items go last: an answer may drop one only when no existing item of lower importance
+  is left.
+
+A broken rule raises AnswerRejected, like any other invalid answer: the previous summary stands and the
+caller retries. This is what turns away an answer that obeys "drop every item" in the conversation data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from summarizer.engine.errors import AnswerRejected
+from summarizer.engine.model import Importance, SummaryItem
+from summarizer.engine.operations import Operations
+
+ItemsCounter = Callable[[Sequence[SummaryItem]], int]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    max_tokens: int
+    target_tokens: int
+    """Drops are needed only while the summary would be over this (the ladder's merge threshold)."""
+    floor_tokens: int
+    """Compression never leaves the summary under this (half of the cap)."""
+    tolerance_tokens: int
+    """How far merges and shortenings alone may go under the floor."""
+
+    @classmethod
+    def for_cap(cls, max_tokens: int, merge_threshold: float, floor_fraction: float = 0.5) -> Budget:
+        return cls(
+            max_tokens=max_tokens,
+            target_tokens=int(max_tokens * merge_threshold),
+            floor_tokens=int(max_tokens * floor_fraction),
+            tolerance_tokens=max_tokens // 20,
+        )
+
+
+def touched_item_ids(ops: Operations) -> set[str]:
+    touched = {item_id for merge in ops.merge for item_id in merge.item_ids}
+    touched.update(op.item_id for op in ops.shorten)
+    touched.update(item_id for drop in ops.drop for item_id in drop.item_ids)
+    return touched
+
+
+def dropped_item_ids(ops: Operations) -> list[str]:
+    return [item_id for drop in ops.drop for item_id in drop.item_ids]
+
+
+def check_forgetting(
+    before: Sequence[SummaryItem],
+    after: Sequence[SummaryItem],
+    added_ids: Collection[str],
+    ops: Operations,
+    budget: Budget,
+    count: ItemsCounter,
+) -> None:
+    """AnswerRejected when `ops`, which turned `before` into `after`, forgets more than the budget needs."""
+    if not touched_item_ids(ops):
+        return
+    by_id = {item.id: item for item in before}
+    added = [item for item in after if item.id in added_ids]
+    dropped = [by_id[item_id] for item_id in dropped_item_ids(ops)]
+    result = count(after)
+    untouched = count([*before, *added])
+    if dropped:
+        if result < budget.floor_tokens and result < untouched:
+            raise AnswerRejected(
+                f"dropping {len(dropped)} existing item(s) leaves the summary at {result} tokens, under half "
+                f"of its cap ({budget.floor_tokens})"
+            )
+        without_drops = count([*after, *dropped])
+        if without_drops <= budget.target_tokens:
+            raise AnswerRejected(
+                f"dropping {len(dropped)} existing item(s) is not needed: without the drops the summary would "
+                f"be {without_drops} tokens, within the target of {budget.target_tokens}"
+            )
+        _check_high_last(dropped, after, added_ids)
+    elif (
+        result < budget.floor_tokens - budget.tolerance_tokens
+        and result < untouched - budget.tolerance_tokens
+    ):
+        raise AnswerRejected(
+            f"merging and shortening existing items leaves the summary at {result} tokens (it would be "
+            f"{untouched} without them), under half of its cap ({budget.floor_tokens})"
+        )
+
+
+def _check_high_last(
+    dropped: Sequence[SummaryItem], after: Sequence[SummaryItem], added_ids: Collection[str]
+) -> None:
+    high = [item.id for item in dropped if item.importance is Importance.HIGH]
+    if not high:
+        return
+    lower = sorted(
+        item.id for item in after if item.id not in added_ids and item.importance is not Importance.HIGH
+    )
+    if lower:
+        raise AnswerRejected(
+            f"drops high-importance item(s) {high} while lower-importance items {lower[:5]} stay"
+        )
