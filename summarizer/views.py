@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from summarizer.domain.messages import StoredMessage
-from summarizer.engine.model import Summary, Tier
+from summarizer.engine.model import Summary, in_time_order
+from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 from summarizer.humanize import age, tokens_short
 from summarizer.storage.reading import ExchangeView, HistoryView
 
@@ -84,8 +85,8 @@ def message_json(m: StoredMessage) -> dict[str, Any]:
 
 def summary_json(summary: Summary | None, agent_id: str, markdown: str, max_tokens: int) -> dict[str, Any]:
     """The `summarizer summary --json` document; tiers hold items youngest tier first."""
-    tiers: dict[str, list[dict[str, Any]]] = {tier.value: [] for tier in Tier}
-    for item in summary.items if summary else ():
+    tiers: dict[str, list[dict[str, Any]]] = {tier.value: [] for tier in TIERS_YOUNG_TO_OLD}
+    for item in in_time_order(summary.items) if summary else ():
         data = item.to_dict()
         del data["tier"]
         tiers[item.tier.value].append(data)

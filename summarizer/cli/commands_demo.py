@@ -28,6 +28,7 @@ from sqlalchemy import select
 from summarizer.cli.runtime import Runtime, open_runtime
 from summarizer.composition import build_update_service, render_summary
 from summarizer.domain.messages import NewMessage
+from summarizer.engine.tiers import KEEP_FOR_DAYS
 from summarizer.llm.factory import chosen_llm
 from summarizer.storage.reading import load_summary
 from summarizer.storage.schema import agents
@@ -170,7 +171,7 @@ def demo() -> None:
     console.print(
         f"replayed {len(records)} message(s) over {len(days)} day(s) ({len(records) - stored} already stored); "
         f"{evicted} exchange(s) left the window and "
-        f"were summarized; aging moved {aging.moved} item(s) and dropped {aging.dropped} older than 14 days"
+        f"were summarized; aging moved {aging.moved} item(s) and dropped {aging.dropped} older than {KEEP_FOR_DAYS} days"
     )
     now = datetime.now(UTC)
     with rt.db.read() as conn:

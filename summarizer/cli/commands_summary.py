@@ -10,6 +10,7 @@ import click
 from summarizer.cli.runtime import open_runtime
 from summarizer.composition import summary_from_record
 from summarizer.engine.render import render_summary
+from summarizer.engine.tiers import KEEP_FOR_DAYS
 from summarizer.storage.conversations import UnknownAgent
 from summarizer.storage.reading import agent_exists, load_summary
 from summarizer.views import summary_json
@@ -68,5 +69,5 @@ def age(now_text: str | None, agent_id: str | None) -> None:
     report = build_update_service(rt.settings, rt.db).age(now, agent_id)
     click.echo(
         f"aged {report.agents} summary(ies) as of {now.isoformat()}: "
-        f"{report.moved} item(s) moved to an older tier, {report.dropped} dropped (older than 14 days)"
+        f"{report.moved} item(s) moved to an older tier, {report.dropped} dropped (older than {KEEP_FOR_DAYS} days)"
     )

@@ -262,6 +262,8 @@ class SummaryEngine:
             max_tokens=self.config.max_tokens,
             clip_chars=self.config.clip_message_chars,
             max_item_chars=self.config.item_max_chars,
+            target_tokens=self.config.budget.target_tokens,
+            floor_tokens=self.config.budget.floor_tokens,
         )
         return LLMRequest(
             system=prompt.system,

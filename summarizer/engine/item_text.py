@@ -90,6 +90,11 @@ _NON_ANSWER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "error text",
         re.compile(r"\{\s*\\?['\"]error\\?['\"]\s*:\s*\{\s*\\?['\"](?:message|type|code)\\?['\"]", re.I),
     ),
+    ("error text", re.compile(r"\\?['\"]type\\?['\"]\s*:\s*\\?['\"]\w+_error\\?['\"]", re.I)),
+    (
+        "error text",
+        re.compile(r"^\W*[\[{(]\s*\\?['\"](?:type|error|message|code|status|detail)\\?['\"]\s*:", re.I),
+    ),
     ("error text", re.compile(r"\bat\s+(?:async\s+)?[\w.$<>]+\s+\((?:file:|node:|/)")),
     ("HTML", re.compile(r"^\s*<[a-z!?/][^>]*>", re.I)),
     (

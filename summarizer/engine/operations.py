@@ -3,7 +3,8 @@
 add:     new items, each citing the batch exchanges it covers, with text and importance.
 merge:   two or more shown items become one new text.
 shorten: one shown item gets a shorter text.
-drop:    shown items or batch exchanges are left out on purpose, with a reason.
+drop:    batch exchanges (or, on the full rung, shown items) are left out on purpose, with a short reason
+         that is recorded as the reason they were forgotten.
 
 The answer arrives as the input of a forced tool call. `parse_operations` checks its shape against the same
 schema the tool declares and turns it into typed values; what the values may refer to is the gate's job
@@ -25,6 +26,7 @@ TOOL_DESCRIPTION = (
     "Record how the running summary changes: add items for the new exchanges, and (when allowed) merge, "
     "shorten or drop existing items. Every new exchange must be covered by an added item or dropped."
 )
+MAX_REASON_CHARS = 300
 IMPORTANCE_VALUES: tuple[str, ...] = tuple(i.value for i in Importance)
 
 
@@ -103,10 +105,17 @@ def operations_schema(path: UpdatePath, max_item_chars: int) -> dict[str, Any]:
             "additionalProperties": False,
         },
     }
-    drop_props: dict[str, Any] = {"exchange_ids": int_list, "reason": {"type": "string", "minLength": 1}}
+    reason = {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_REASON_CHARS,
+        "description": "A short reason why this is not worth keeping; it is recorded.",
+    }
+    drop_props: dict[str, Any] = {"exchange_ids": int_list, "reason": reason}
     properties: dict[str, Any] = {"add": add}
-    if path in (UpdatePath.MERGE, UpdatePath.FULL):
+    if path is UpdatePath.FULL:
         drop_props["item_ids"] = str_list
+    if path in (UpdatePath.MERGE, UpdatePath.FULL):
         properties["merge"] = {
             "type": "array",
             "items": {

@@ -17,10 +17,9 @@ from summarizer.engine.item_text import sanitize
 from summarizer.engine.item_text import text_problem as text_problem
 from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.model import SummaryItem
-from summarizer.engine.operations import Operations, parse_operations
+from summarizer.engine.operations import MAX_REASON_CHARS, Operations, parse_operations
 
 DEFAULT_MAX_ITEMS_PER_EXCHANGE = 4
-MAX_REASON_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
