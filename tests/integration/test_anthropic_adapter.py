@@ -12,7 +12,13 @@ import pytest
 
 from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.tokens import ByteEstimateCounter, estimate_from_bytes
-from summarizer.engine import EngineConfig, LLMPermanentError, LLMTransientError, SummaryEngine
+from summarizer.engine import (
+    AnswerUnusable,
+    EngineConfig,
+    LLMPermanentError,
+    LLMTransientError,
+    SummaryEngine,
+)
 from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, operations_schema
 from summarizer.engine.ports import LLMRequest, UpdateContext
@@ -31,6 +37,7 @@ from summarizer.testing.fake_messages_api import (
     empty_content,
     error_reply,
     malformed_tool_input,
+    message_body,
     overloaded,
     rate_limited,
     refusal,
@@ -150,8 +157,36 @@ def test_unusable_answers_and_client_errors_are_permanent(
 def test_answer_cut_at_max_tokens_is_permanent(api: FakeMessagesAPI, llm: AnthropicLLM) -> None:
     cut = tool_use_reply(TOOL_NAME, {"add": []})
     api.script_messages(Reply(body={**cut.body, "stop_reason": "max_tokens"}))
-    with pytest.raises(LLMPermanentError, match="max_tokens"):
+    with pytest.raises(AnswerUnusable, match="max_tokens") as info:
         llm.complete(request(exchange(1)))
+    assert info.value.cause == "max_tokens"
+    assert isinstance(info.value, LLMPermanentError)
+
+
+def test_max_tokens_with_no_content_is_still_a_max_tokens_stop(
+    api: FakeMessagesAPI, llm: AnthropicLLM
+) -> None:
+    api.script_messages(Reply(body=message_body([], stop_reason="max_tokens")))
+    with pytest.raises(AnswerUnusable) as info:
+        llm.complete(request(exchange(1)))
+    assert info.value.cause == "max_tokens"
+
+
+def test_refusal_is_an_unusable_answer(api: FakeMessagesAPI, llm: AnthropicLLM) -> None:
+    api.script_messages(refusal())
+    with pytest.raises(AnswerUnusable, match="refused") as info:
+        llm.complete(request(exchange(1)))
+    assert info.value.cause == "refusal"
+
+
+@pytest.mark.parametrize("reply", [empty_content(), unauthorized(), bad_request()])
+def test_other_permanent_errors_are_not_unusable_answers(
+    api: FakeMessagesAPI, llm: AnthropicLLM, reply: Reply
+) -> None:
+    api.script_messages(reply)
+    with pytest.raises(LLMPermanentError) as info:
+        llm.complete(request(exchange(1)))
+    assert not isinstance(info.value, AnswerUnusable)
 
 
 def test_sdk_retries_follow_the_setting(api: FakeMessagesAPI) -> None:
