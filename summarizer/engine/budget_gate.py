@@ -4,12 +4,11 @@
 existing items are merged or shortened, never dropped; full: they may also be dropped). This module
 measures what the applied answer did to the existing items, with the same counter the cap uses:
 
-- Compression (merging, shortening or dropping existing items) never takes the summary under half of its
-  cap (`floor_tokens`), except by a small tolerance for merges and shortenings: a model asked to make
-  room should not be turned away for tidying two lines.
 - Drops are accepted only when the budget needs them: with the dropped items put back, the summary would
   be over the target (the size at which the ladder starts compressing). A drop never takes the summary
-  under the floor.
+  under half of its cap (`floor_tokens`).
+- Merges and shortenings are not measured: they forget no exchange (a merged item cites the union of its
+  sources' exchanges), and a summarizer that merges by topic may shrink the summary a lot on purpose.
 - High-importance items go last: an answer may drop one only when no existing item of lower importance
   is left.
 
@@ -35,9 +34,7 @@ class Budget:
     target_tokens: int
     """Drops are needed only while the summary would be over this (the ladder's merge threshold)."""
     floor_tokens: int
-    """Compression never leaves the summary under this (half of the cap)."""
-    tolerance_tokens: int
-    """How far merges and shortenings alone may go under the floor."""
+    """Drops never leave the summary under this (half of the cap)."""
 
     @classmethod
     def for_cap(cls, max_tokens: int, merge_threshold: float, floor_fraction: float = 0.5) -> Budget:
@@ -45,15 +42,7 @@ class Budget:
             max_tokens=max_tokens,
             target_tokens=int(max_tokens * merge_threshold),
             floor_tokens=int(max_tokens * floor_fraction),
-            tolerance_tokens=max_tokens // 20,
         )
-
-
-def touched_item_ids(ops: Operations) -> set[str]:
-    touched = {item_id for merge in ops.merge for item_id in merge.item_ids}
-    touched.update(op.item_id for op in ops.shorten)
-    touched.update(item_id for drop in ops.drop for item_id in drop.item_ids)
-    return touched
 
 
 def dropped_item_ids(ops: Operations) -> list[str]:
@@ -68,35 +57,24 @@ def check_forgetting(
     budget: Budget,
     count: ItemsCounter,
 ) -> None:
-    """AnswerRejected when `ops`, which turned `before` into `after`, forgets more than the budget needs."""
-    if not touched_item_ids(ops):
-        return
+    """AnswerRejected when `ops`, which turned `before` into `after`, drops more than the budget needs."""
     by_id = {item.id: item for item in before}
-    added = [item for item in after if item.id in added_ids]
     dropped = [by_id[item_id] for item_id in dropped_item_ids(ops)]
+    if not dropped:
+        return
     result = count(after)
-    untouched = count([*before, *added])
-    if dropped:
-        if result < budget.floor_tokens and result < untouched:
-            raise AnswerRejected(
-                f"dropping {len(dropped)} existing item(s) leaves the summary at {result} tokens, under half "
-                f"of its cap ({budget.floor_tokens})"
-            )
-        without_drops = count([*after, *dropped])
-        if without_drops <= budget.target_tokens:
-            raise AnswerRejected(
-                f"dropping {len(dropped)} existing item(s) is not needed: without the drops the summary would "
-                f"be {without_drops} tokens, within the target of {budget.target_tokens}"
-            )
-        _check_high_last(dropped, after, added_ids)
-    elif (
-        result < budget.floor_tokens - budget.tolerance_tokens
-        and result < untouched - budget.tolerance_tokens
-    ):
+    if result < budget.floor_tokens:
         raise AnswerRejected(
-            f"merging and shortening existing items leaves the summary at {result} tokens (it would be "
-            f"{untouched} without them), under half of its cap ({budget.floor_tokens})"
+            f"dropping {len(dropped)} existing item(s) leaves the summary at {result} tokens, under half "
+            f"of its cap ({budget.floor_tokens})"
         )
+    without_drops = count([*after, *dropped])
+    if without_drops <= budget.target_tokens:
+        raise AnswerRejected(
+            f"dropping {len(dropped)} existing item(s) is not needed: without the drops the summary would "
+            f"be {without_drops} tokens, within the target of {budget.target_tokens}"
+        )
+    _check_high_last(dropped, after, added_ids)
 
 
 def _check_high_last(

@@ -45,7 +45,7 @@ class EngineConfig:
     max_items_per_exchange: int = DEFAULT_MAX_ITEMS_PER_EXCHANGE
     """How many new items may cite one exchange."""
     compression_floor: float = 0.5
-    """Share of the cap under which compressing existing items is refused."""
+    """Share of the cap under which dropping existing items is refused."""
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:

@@ -126,14 +126,12 @@ def format_item(item: SummaryItem) -> str:
 
 
 def _budget_lines(path: UpdatePath, target_tokens: int, floor_tokens: int) -> list[str]:
-    if path is UpdatePath.APPEND or not floor_tokens:
+    if path is not UpdatePath.FULL or not floor_tokens:
         return []
-    lines = [f"Compressing existing items must not bring the summary under about {floor_tokens} tokens."]
-    if path is UpdatePath.FULL and target_tokens:
-        lines.append(
-            f"Drop existing items only while the summary would otherwise be over {target_tokens} tokens."
-        )
-    return lines
+    return [
+        f"Drop existing items only while the summary would otherwise be over {target_tokens} tokens, and "
+        f"never bring it under about {floor_tokens} tokens."
+    ]
 
 
 @dataclass(frozen=True, slots=True)

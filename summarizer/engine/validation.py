@@ -75,6 +75,21 @@ def _check_path(ops: Operations, ctx: GateContext) -> None:
                 )
 
 
+def _check_rewrites(ops: Operations) -> None:
+    """A merged or shortened text may not repeat another text of the same answer: one text standing in
+    for many items ("HACKED" everywhere) is a wipe, not a summary."""
+    written = [add.text for add in ops.add] + [m.text for m in ops.merge] + [s.text for s in ops.shorten]
+    seen: dict[str, int] = {}
+    for text in written:
+        key = " ".join(text.split()).casefold()
+        seen[key] = seen.get(key, 0) + 1
+    rewrites = [(f"merge[{i}]", m.text) for i, m in enumerate(ops.merge)]
+    rewrites += [(f"shorten[{i}]", op.text) for i, op in enumerate(ops.shorten)]
+    for where, text in rewrites:
+        if seen[" ".join(text.split()).casefold()] > 1:
+            raise AnswerRejected(f"{where}: its text {text[:40]!r} also stands for other items")
+
+
 def _check_exchanges(ops: Operations, ctx: GateContext) -> None:
     batch = set(ctx.batch_exchange_ids)
     added: set[int] = set()
@@ -130,6 +145,7 @@ def validate_answer(raw: object, ctx: GateContext) -> Operations:
         if not drop.reason.strip():
             raise AnswerRejected(f"drop[{i}]: a drop needs a reason")
     _check_path(ops, ctx)
+    _check_rewrites(ops)
     _check_exchanges(ops, ctx)
     _check_items(ops, ctx)
     return ops
