@@ -69,7 +69,7 @@ class UpdateContext:
     target_tokens: int = 0
     """Drops of existing items are accepted only while the summary would be over this."""
     floor_tokens: int = 0
-    """Compressing existing items must not leave the summary under this."""
+    """Dropping existing items must not leave the summary under this."""
 
 
 @dataclass(frozen=True, slots=True)
