@@ -10,17 +10,19 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from summarizer.domain.errors import SummarizerError
 
 DEFAULT_DATA_DIR = Path(".summarizer")
 DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 
 class LLMChoice(StrEnum):
     ANTHROPIC = "anthropic"
+    OPENAI = "openai"
     OFFLINE = "offline"
     FAKE = "fake"
 
@@ -30,7 +32,9 @@ class SettingsError(SummarizerError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SUMMARIZER_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="SUMMARIZER_", extra="ignore", frozen=True, populate_by_name=True
+    )
 
     database_url: str = Field(
         default="", description="SQLAlchemy URL; empty means the embedded SQLite file under ./.summarizer/"
@@ -45,9 +49,46 @@ class Settings(BaseSettings):
     summary_max_tokens: int = Field(default=10_000, ge=100, description="Hard cap on a rendered summary")
     max_message_bytes: int = Field(default=1_048_576, ge=1, description="Largest message accepted on ingest")
     llm: LLMChoice | None = Field(
-        default=None, description="anthropic | offline | fake; unset: anthropic with an API key, else offline"
+        default=None,
+        description="anthropic | openai | offline | fake; unset: anthropic with ANTHROPIC_API_KEY, else offline",
     )
-    model: str = Field(default=DEFAULT_MODEL, description="Model for summary updates")
+    model: str = Field(default=DEFAULT_MODEL, description="Anthropic model for summary updates")
+    openai_model: str = Field(
+        default=DEFAULT_OPENAI_MODEL,
+        description="Model for summary updates with SUMMARIZER_LLM=openai (any OpenAI-compatible server)",
+    )
+    llm_fallback: LLMChoice | None = Field(
+        default=None,
+        description="anthropic | openai | offline | fake: answers while the primary provider fails "
+        "with a provider-wide error (credentials, quota, overload, unreachable); unset: no fallback",
+    )
+    llm_fallback_cooldown: float = Field(
+        default=60.0, gt=0, description="Seconds the fallback answers before the primary is probed again"
+    )
+    anthropic_api_key: str = Field(
+        default="",
+        repr=False,
+        validation_alias=AliasChoices("ANTHROPIC_API_KEY"),
+        description="Anthropic API key (read from `ANTHROPIC_API_KEY`)",
+    )
+    anthropic_base_url: str = Field(
+        default="",
+        validation_alias=AliasChoices("ANTHROPIC_BASE_URL"),
+        description="Anthropic API base URL (read from `ANTHROPIC_BASE_URL`); empty: the public API",
+    )
+    openai_api_key: str = Field(
+        default="",
+        repr=False,
+        validation_alias=AliasChoices("OPENAI_API_KEY"),
+        description="API key of the OpenAI-compatible server (read from `OPENAI_API_KEY`); "
+        "may stay empty for a local server that wants none",
+    )
+    openai_base_url: str = Field(
+        default="",
+        validation_alias=AliasChoices("OPENAI_BASE_URL"),
+        description="Base URL of an OpenAI-compatible server (read from `OPENAI_BASE_URL`), "
+        "e.g. http://localhost:11434/v1 for Ollama; empty: api.openai.com",
+    )
     token_provider: str = Field(default="", description="Provider name passed to the token counter")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of workers and beat (the CLI logs warnings and above)"
@@ -55,7 +96,7 @@ class Settings(BaseSettings):
     # Summary engine and LLM adapters.
     llm_timeout: float = Field(default=60.0, gt=0, description="Seconds one LLM request may take")
     llm_max_retries: int = Field(
-        default=0, ge=0, le=2, description="Retries inside the Anthropic SDK; the worker owns real retries"
+        default=0, ge=0, le=2, description="Retries inside the LLM SDK; the worker owns real retries"
     )
     llm_max_output_tokens: int = Field(default=4_096, ge=256, description="Output token limit of an update")
     clip_message_chars: int = Field(

@@ -6,6 +6,8 @@ uv run python -m summarizer.settings_table --write   # refresh README.md in plac
 
 from __future__ import annotations
 
+from pydantic import AliasChoices
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from summarizer.settings import Settings
@@ -22,11 +24,22 @@ def _default(value: object) -> str:
     return f"`{value}`"
 
 
+def variable_name(name: str, field: FieldInfo) -> str:
+    """The environment variable a setting is read from: its alias when it has one (a provider's own
+    variable such as OPENAI_API_KEY), else SUMMARIZER_NAME."""
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices) and isinstance(alias.choices[0], str):
+        return alias.choices[0]
+    if isinstance(alias, str):
+        return alias
+    return f"SUMMARIZER_{name.upper()}"
+
+
 def settings_table() -> str:
     rows = ["| Variable | Default | Meaning |", "| --- | --- | --- |"]
     for name, field in Settings.model_fields.items():
         description = (field.description or "").replace("|", "\\|")
-        rows.append(f"| `SUMMARIZER_{name.upper()}` | {_default(field.default)} | {description} |")
+        rows.append(f"| `{variable_name(name, field)}` | {_default(field.default)} | {description} |")
     return "\n".join(rows)
 
 

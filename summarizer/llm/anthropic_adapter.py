@@ -7,9 +7,6 @@ backoff and knows about the queue); the SDK would otherwise sleep through any re
 
 from __future__ import annotations
 
-import email.utils
-import time
-from collections.abc import Mapping
 from typing import Any
 
 import anthropic
@@ -21,39 +18,22 @@ from summarizer.engine.ports import (
     LLMRequest,
     LLMTransientError,
 )
+from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
 from summarizer.settings import Settings
 
+__all__ = ["AnthropicLLM", "classify", "make_client", "retry_after_seconds"]
+
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
-
-
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date); None when absent."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_tz(value)
-        if parsed is None:
-            return None
-        return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
 def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanentError:
     """The engine error for an SDK error."""
     if isinstance(error, anthropic.CredentialsError):
-        return LLMPermanentError(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {error}")
+        return MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {error}")
     if isinstance(error, anthropic.APITimeoutError):
         return LLMTransientError(f"request timed out: {error}")
     if isinstance(error, anthropic.APIConnectionError):
-        return LLMTransientError(f"connection error: {error}")
+        return ProviderUnreachable(f"connection error: {error}")
     if isinstance(error, anthropic.APIStatusError):
         status = error.status_code
         detail = error.api_message or str(error)
@@ -67,11 +47,15 @@ def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanen
     return LLMPermanentError(f"{type(error).__name__}: {error}")
 
 
-def make_client(timeout: float, max_retries: int) -> anthropic.Anthropic:
-    """A client with the API key from ANTHROPIC_API_KEY and the base URL from ANTHROPIC_BASE_URL (both
-    read by the SDK). A broken credentials setup fails here, at startup, as a permanent error."""
+def make_client(
+    timeout: float, max_retries: int, *, api_key: str = "", base_url: str = ""
+) -> anthropic.Anthropic:
+    """A client with the given key and base URL (from Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
+    A broken credentials setup fails here, at startup, as a permanent error."""
     try:
-        return anthropic.Anthropic(timeout=timeout, max_retries=max_retries)
+        return anthropic.Anthropic(
+            api_key=api_key or None, base_url=base_url or None, timeout=timeout, max_retries=max_retries
+        )
     except anthropic.AnthropicError as exc:
         raise classify(exc) from exc
 
@@ -87,7 +71,23 @@ class AnthropicLLM:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AnthropicLLM:
-        return cls(make_client(settings.llm_timeout, settings.llm_max_retries), settings.model)
+        client = make_client(
+            settings.llm_timeout,
+            settings.llm_max_retries,
+            api_key=settings.anthropic_api_key,
+            base_url=settings.anthropic_base_url,
+        )
+        return cls(client, settings.model)
+
+    def probe(self) -> str:
+        """A free call that proves the key and the model name: the model's entry in the models list."""
+        try:
+            model = self._client.models.retrieve(self.model)
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        except TypeError as exc:
+            raise MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
+        return f"model {model.id} available"
 
     def complete(self, request: LLMRequest) -> LLMAnswer:
         tool: Any = {
@@ -110,7 +110,7 @@ class AnthropicLLM:
             # The SDK raises a bare TypeError when it finds no credentials at all.
             if "authentication" not in str(exc):
                 raise
-            raise LLMPermanentError(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
+            raise MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
         try:
             return self._answer(message, request.tool_name)
         except (AttributeError, TypeError) as exc:

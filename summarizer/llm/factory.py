@@ -2,37 +2,55 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
 from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
 from summarizer.llm.fake import FakeLLM, parse_faults
 from summarizer.llm.offline import OfflineLLM
-from summarizer.settings import LLMChoice, Settings
+from summarizer.settings import LLMChoice, Settings, SettingsError
 
 COUNT_TOKENS_TIMEOUT = 10.0
 
 
-def chosen_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> LLMChoice:
+def chosen_llm(settings: Settings) -> LLMChoice:
     """SUMMARIZER_LLM when set; otherwise anthropic when ANTHROPIC_API_KEY is set, else offline."""
     if settings.llm is not None:
         return settings.llm
-    env = os.environ if environ is None else environ
-    return LLMChoice.ANTHROPIC if env.get("ANTHROPIC_API_KEY") else LLMChoice.OFFLINE
+    return LLMChoice.ANTHROPIC if settings.anthropic_api_key else LLMChoice.OFFLINE
 
 
-def build_llm(settings: Settings, environ: Mapping[str, str] | None = None) -> LLM:
-    choice = chosen_llm(settings, environ)
+def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
+    """One provider's adapter, without any fallback."""
     if choice is LLMChoice.ANTHROPIC:
         from summarizer.llm.anthropic_adapter import AnthropicLLM  # the SDK costs seconds to import
 
         return AnthropicLLM.from_settings(settings)
+    if choice is LLMChoice.OPENAI:
+        from summarizer.llm.openai_adapter import OpenAILLM
+
+        return OpenAILLM.from_settings(settings)
     if choice is LLMChoice.FAKE:
         return FakeLLM(latency=settings.fake_llm_latency, faults=parse_faults(settings.fake_llm_faults))
     return OfflineLLM()
+
+
+def build_llm(settings: Settings) -> LLM:
+    """The configured provider, wrapped in a fallback chain when SUMMARIZER_LLM_FALLBACK names another."""
+    choice = chosen_llm(settings)
+    primary = build_provider(settings, choice)
+    fallback_choice = settings.llm_fallback
+    if fallback_choice is None:
+        return primary
+    if fallback_choice is choice:
+        raise SettingsError(f"SUMMARIZER_LLM_FALLBACK: the fallback must differ from the primary ({choice})")
+    from summarizer.llm.fallback import FallbackLLM
+    from summarizer.llm.provider_health import CooldownHealth
+
+    health = CooldownHealth(str(choice), settings.llm_fallback_cooldown)
+    return FallbackLLM(
+        primary, build_provider(settings, fallback_choice), health, fallback_name=str(fallback_choice)
+    )
 
 
 def build_token_counter(settings: Settings) -> TokenCounter:
@@ -40,7 +58,12 @@ def build_token_counter(settings: Settings) -> TokenCounter:
         from summarizer.llm.anthropic_adapter import make_client
         from summarizer.llm.anthropic_counter import AnthropicTokenCounter
 
-        client = make_client(min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT), max_retries=0)
+        client = make_client(
+            min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT),
+            max_retries=0,
+            api_key=settings.anthropic_api_key,
+            base_url=settings.anthropic_base_url,
+        )
         return AnthropicTokenCounter(client, settings.model)
     return ByteEstimateCounter()
 

@@ -1,0 +1,158 @@
+"""The LLM port over the official OpenAI SDK (Chat Completions), for OpenAI and compatible servers.
+
+Ollama, vLLM, llama.cpp's server and most gateways speak the same protocol at their own base URL. The
+model is made to call the operations tool (`tool_choice` names the function); its `arguments` arrive as a
+JSON string and are parsed here, as untrusted text. Failures map to the engine's two error classes the
+way the Anthropic adapter maps them, and nothing outside this module knows the SDK's exception types.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+
+from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
+from summarizer.settings import Settings
+
+TRANSIENT_STATUSES = frozenset({408, 409, 429})
+NO_KEY = "no-key"
+"""Sent as the bearer token to a server at OPENAI_BASE_URL when no key is set (local servers want none)."""
+NO_CREDENTIALS = "no OpenAI credentials (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server)"
+
+
+def classify(error: openai.OpenAIError) -> LLMTransientError | LLMPermanentError:
+    """The engine error for an SDK error."""
+    if isinstance(error, openai.APITimeoutError):
+        return LLMTransientError(f"request timed out: {error}")
+    if isinstance(error, openai.APIConnectionError):
+        return ProviderUnreachable(f"connection error: {error}")
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        detail = _api_message(error)
+        if status >= 500 or status in TRANSIENT_STATUSES:
+            return LLMTransientError(
+                f"HTTP {status}: {detail}",
+                status=status,
+                retry_after=retry_after_seconds(error.response.headers),
+            )
+        return LLMPermanentError(f"HTTP {status}: {detail}", status=status)
+    return LLMPermanentError(f"{type(error).__name__}: {error}")
+
+
+def _api_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+    return str(error.message)
+
+
+def make_client(settings: Settings) -> openai.OpenAI | None:
+    """A client for the configured server; None when there is neither a key nor a base URL."""
+    if not settings.openai_api_key and not settings.openai_base_url:
+        return None
+    return openai.OpenAI(
+        api_key=settings.openai_api_key or NO_KEY,
+        base_url=settings.openai_base_url or None,
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+    )
+
+
+class OpenAILLM:
+    def __init__(self, client: openai.OpenAI | None, model: str, *, official_api: bool = False) -> None:
+        self._client = client
+        self.model = model
+        # api.openai.com wants `max_completion_tokens` (its reasoning models refuse `max_tokens`);
+        # compatible servers commonly know only `max_tokens`.
+        self._limit_field = "max_completion_tokens" if official_api else "max_tokens"
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OpenAILLM:
+        return cls(make_client(settings), settings.openai_model, official_api=not settings.openai_base_url)
+
+    def _require_client(self) -> openai.OpenAI:
+        if self._client is None:
+            raise MissingCredentials(NO_CREDENTIALS)
+        return self._client
+
+    def probe(self) -> str:
+        """A free call that proves the key and the model name: the server's models list."""
+        client = self._require_client()
+        try:
+            offered = [model.id for model in client.models.list()]
+        except openai.OpenAIError as exc:
+            raise classify(exc) from exc
+        except ValueError as exc:
+            raise LLMTransientError(f"unreadable response body: {exc}") from exc
+        if self.model not in offered:
+            shown = ", ".join(offered[:8]) + (", ..." if len(offered) > 8 else "")
+            raise LLMPermanentError(f"model {self.model} is not offered by the server (it has: {shown})")
+        return f"model {self.model} available"
+
+    def complete(self, request: LLMRequest) -> LLMAnswer:
+        client = self._require_client()
+        tool: Any = {
+            "type": "function",
+            "function": {
+                "name": request.tool_name,
+                "description": request.tool_description,
+                "parameters": dict(request.tool_schema),
+            },
+        }
+        limit: Any = {self._limit_field: request.max_output_tokens}
+        try:
+            completion = client.chat.completions.create(
+                model=self.model,
+                messages=[
+                    {"role": "system", "content": request.system},
+                    {"role": "user", "content": request.user},
+                ],
+                tools=[tool],
+                tool_choice={"type": "function", "function": {"name": request.tool_name}},
+                **limit,
+            )
+        except openai.OpenAIError as exc:
+            raise classify(exc) from exc
+        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's error page): try again later
+            raise LLMTransientError(f"unreadable response body: {exc}") from exc
+        try:
+            return self._answer(completion, request.tool_name)
+        except (AttributeError, TypeError, IndexError) as exc:
+            raise LLMPermanentError(f"unusable response: {exc}") from exc
+
+    def _answer(self, completion: Any, tool_name: str) -> LLMAnswer:
+        if not completion.choices:
+            raise LLMPermanentError("the answer has no choices")
+        choice = completion.choices[0]
+        message = choice.message
+        if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
+            raise LLMPermanentError("the model refused to summarize")
+        if choice.finish_reason == "length":
+            raise LLMPermanentError("the answer was cut at the token limit; its tool arguments may be incomplete")
+        call = next(
+            (c for c in message.tool_calls or () if getattr(c, "function", None) and c.function.name == tool_name),
+            None,
+        )
+        if call is None:
+            got = "text" if message.content else "nothing"
+            raise LLMPermanentError(f"no {tool_name} tool call in the answer (got {got})")
+        try:
+            arguments = json.loads(call.function.arguments or "")
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise LLMPermanentError(f"malformed tool arguments: not JSON ({exc})") from exc
+        if not isinstance(arguments, dict):
+            raise LLMPermanentError(
+                f"malformed tool arguments: expected an object, got {type(arguments).__name__}"
+            )
+        usage = completion.usage
+        return LLMAnswer(
+            tool_input=arguments,
+            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            model=str(completion.model or self.model),
+        )
