@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "flower": "summarizer.cli.commands_flower:flower",
     "stats": "summarizer.cli.commands_ops:stats",
     "alerts": "summarizer.cli.commands_ops:alerts",
+    "doctor": "summarizer.cli.commands_doctor:doctor",
 }
 
 

@@ -28,7 +28,7 @@ def classify(error: openai.OpenAIError) -> LLMTransientError | LLMPermanentError
     if isinstance(error, openai.APITimeoutError):
         return LLMTransientError(f"request timed out: {error}")
     if isinstance(error, openai.APIConnectionError):
-        return ProviderUnreachable(f"connection error: {error}")
+        return ProviderUnreachable(f"connection error: {error.__cause__ or error}")
     if isinstance(error, openai.APIStatusError):
         status = error.status_code
         detail = _api_message(error)
@@ -133,9 +133,15 @@ class OpenAILLM:
         if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
             raise LLMPermanentError("the model refused to summarize")
         if choice.finish_reason == "length":
-            raise LLMPermanentError("the answer was cut at the token limit; its tool arguments may be incomplete")
+            raise LLMPermanentError(
+                "the answer was cut at the token limit; its tool arguments may be incomplete"
+            )
         call = next(
-            (c for c in message.tool_calls or () if getattr(c, "function", None) and c.function.name == tool_name),
+            (
+                c
+                for c in message.tool_calls or ()
+                if getattr(c, "function", None) and c.function.name == tool_name
+            ),
             None,
         )
         if call is None:

@@ -66,9 +66,7 @@ def completion_body(
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": model,
-        "choices": [
-            {"index": 0, "message": dict(message), "finish_reason": finish_reason, "logprobs": None}
-        ],
+        "choices": [{"index": 0, "message": dict(message), "finish_reason": finish_reason, "logprobs": None}],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -109,12 +107,18 @@ def tool_call_reply(
 
 def bad_json_arguments(tool_name: str = DEFAULT_TOOL) -> Reply:
     """A tool call whose `arguments` string is not JSON."""
-    return Reply(body=completion_body(_tool_message(tool_name, '{"add": [{"exchange_ids": [1'), finish_reason="tool_calls"))
+    return Reply(
+        body=completion_body(
+            _tool_message(tool_name, '{"add": [{"exchange_ids": [1'), finish_reason="tool_calls"
+        )
+    )
 
 
 def length_cut(tool_name: str = DEFAULT_TOOL) -> Reply:
     """The answer hit the token limit inside the tool arguments."""
-    return Reply(body=completion_body(_tool_message(tool_name, '{"add": [{"text": "Wor'), finish_reason="length"))
+    return Reply(
+        body=completion_body(_tool_message(tool_name, '{"add": [{"text": "Wor'), finish_reason="length")
+    )
 
 
 def malformed_body() -> Reply:
@@ -176,11 +180,15 @@ def insufficient_quota() -> Reply:
 
 def overloaded(status: int = 503) -> Reply:
     """The service is overloaded (503 from OpenAI; some gateways relay a 529)."""
-    return error_reply(status, "The engine is currently overloaded, please try again later.", error_type="server_error")
+    return error_reply(
+        status, "The engine is currently overloaded, please try again later.", error_type="server_error"
+    )
 
 
 def server_error() -> Reply:
-    return error_reply(500, "The server had an error while processing your request.", error_type="server_error")
+    return error_reply(
+        500, "The server had an error while processing your request.", error_type="server_error"
+    )
 
 
 def bad_request(message: str = "'messages' is a required property", param: str = "messages") -> Reply:
@@ -316,7 +324,10 @@ class FakeChatCompletionsAPI:
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
             return unauthorized()
         if method == "GET" and path == MODELS_PATH:
-            data = [{"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "fake"} for m in self.models]
+            data = [
+                {"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "fake"}
+                for m in self.models
+            ]
             return Reply(body={"object": "list", "data": data})
         if method == "GET" and path.startswith(MODELS_PATH + "/"):
             model = path[len(MODELS_PATH) + 1 :]

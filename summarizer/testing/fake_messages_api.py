@@ -1,6 +1,6 @@
 """A local FAKE of the Anthropic Messages API, for driving the real SDK over real HTTP in tests.
 
-It serves `POST /v1/messages` and `POST /v1/messages/count_tokens` on 127.0.0.1 (a free port) from a
+It serves `POST /v1/messages`, `POST /v1/messages/count_tokens` and `GET /v1/models/{id}` on 127.0.0.1 (a free port) from a
 thread. Each endpoint takes scripted replies in order; with its script used up it falls back to a
 plausible default: a tool call covering every `<exchange id="N">` in the prompt, or a count of about
 four characters per token. Every request is recorded and can be waited for.
@@ -25,6 +25,7 @@ from typing import Any
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+MODELS_PATH = "/v1/models"
 DEFAULT_MODEL = "claude-haiku-4-5"
 
 _ids = itertools.count(1)
@@ -184,7 +185,9 @@ class FakeMessagesAPI:
         *,
         messages_default: Responder = default_messages_reply,
         count_default: Responder = default_count_reply,
+        models: tuple[str, ...] = (DEFAULT_MODEL,),
     ) -> None:
+        self.models = models
         self._scripts: dict[str, deque[Reply]] = {MESSAGES_PATH: deque(), COUNT_TOKENS_PATH: deque()}
         self._defaults: dict[str, Responder] = {
             MESSAGES_PATH: messages_default,
@@ -280,8 +283,32 @@ class FakeMessagesAPI:
         return responder(body if isinstance(body, Mapping) else {})
 
 
+def _model_reply(api: FakeMessagesAPI, path: str) -> Reply:
+    model = path[len(MODELS_PATH) + 1 :]
+    if model not in api.models:
+        return error_reply(404, "not_found_error", f"model: {model}")
+    body = {"type": "model", "id": model, "display_name": model, "created_at": "2025-10-15T00:00:00Z"}
+    return Reply(body=body)
+
+
 def _make_handler(api: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            with api._changed:
+                api.requests.append(ReceivedRequest(path=path, headers=dict(self.headers.items()), body=None))
+                api._changed.notify_all()
+            if path.startswith(MODELS_PATH + "/"):
+                reply = _model_reply(api, path)
+            else:
+                reply = error_reply(404, "not_found_error", f"no such endpoint {path}")
+            payload = json.dumps(reply.body).encode()
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""

@@ -121,7 +121,9 @@ def test_a_wrong_key_is_permanent_and_provider_scoped(api: FakeChatCompletionsAP
     assert is_provider_scoped(info.value)
 
 
-@pytest.mark.parametrize(("reply", "status"), [(bad_request(), 400), (model_not_found(MODEL), 404), (unauthorized(), 401)])
+@pytest.mark.parametrize(
+    ("reply", "status"), [(bad_request(), 400), (model_not_found(MODEL), 404), (unauthorized(), 401)]
+)
 def test_client_errors_are_permanent(api: FakeChatCompletionsAPI, reply: Reply, status: int) -> None:
     api.script(reply)
     with pytest.raises(LLMPermanentError) as info:

@@ -29,7 +29,9 @@ def answer(model: str) -> LLMAnswer:
 
 def chain(primary: FakeLLM, clock: Clock, cooldown: float = 60) -> FallbackLLM:
     fallback = FakeLLM(fallback=lambda _request: answer("backup"))
-    return FallbackLLM(primary, fallback, CooldownHealth("primary", cooldown, clock=clock), fallback_name="backup")
+    return FallbackLLM(
+        primary, fallback, CooldownHealth("primary", cooldown, clock=clock), fallback_name="backup"
+    )
 
 
 @pytest.mark.parametrize(
@@ -70,7 +72,9 @@ def test_a_request_failure_is_raised_and_the_primary_stays_in_use(error: Excepti
 
 def test_while_open_calls_skip_the_primary_then_one_probe_closes_it() -> None:
     clock = Clock()
-    primary = FakeLLM([LLMTransientError("HTTP 503", status=503)], fallback=lambda _request: answer("primary"))
+    primary = FakeLLM(
+        [LLMTransientError("HTTP 503", status=503)], fallback=lambda _request: answer("primary")
+    )
     llm = chain(primary, clock, cooldown=60)
     assert llm.complete(request(exchange(1))).model == "backup"
     clock.now += 59
