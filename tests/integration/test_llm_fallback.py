@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from summarizer.engine.ports import LLMPermanentError
 from summarizer.llm.factory import build_llm
 from summarizer.llm.fallback import FallbackLLM
+from summarizer.llm.provider_health import CooldownHealth
 from summarizer.settings import load_settings
 from summarizer.testing.fake_chat_completions import (
     FakeChatCompletionsAPI,
@@ -56,7 +56,10 @@ def chain(openai_api: FakeChatCompletionsAPI, anthropic_api: FakeMessagesAPI, co
 def test_a_primary_outage_goes_to_the_fallback_until_a_probe_succeeds(
     openai_api: FakeChatCompletionsAPI, anthropic_api: FakeMessagesAPI, outage: Reply
 ) -> None:
-    llm = chain(openai_api, anthropic_api, cooldown=0.2)
+    llm = chain(openai_api, anthropic_api, cooldown=60)
+    assert isinstance(llm.health, CooldownHealth)
+    now = [0.0]
+    llm.health = CooldownHealth("openai", 60, clock=lambda: now[0])  # the factory's, on a manual clock
     openai_api.start_outage(outage)
 
     first = llm.complete(request(exchange(1)))
@@ -68,10 +71,11 @@ def test_a_primary_outage_goes_to_the_fallback_until_a_probe_succeeds(
     assert len(anthropic_api.requests_to(MESSAGES_PATH)) == 2
 
     openai_api.end_outage()
-    deadline = time.monotonic() + 10
-    answer = llm.complete(request(exchange(3)))
-    while "fallback" in answer.extra and time.monotonic() < deadline:
-        answer = llm.complete(request(exchange(3)))
+    now[0] += 59
+    assert llm.complete(request(exchange(3))).extra["fallback"] == "anthropic"
+    now[0] += 2
+    answer = llm.complete(request(exchange(3)))  # the probe
+    assert len(openai_api.chat_requests()) == 2
     assert answer.model == "gpt-4o-mini"
     assert "fallback" not in answer.extra
     assert answer.tool_input is not None
