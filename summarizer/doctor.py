@@ -169,6 +169,9 @@ def run_checks(settings: Settings) -> list[Check]:
     checks = [check_provider(settings, chosen_llm(settings))]
     if settings.llm_fallback is not None:
         checks.append(check_provider(settings, settings.llm_fallback, "fallback"))
-    checks.extend(check_database(settings))
+    try:
+        checks.extend(check_database(settings))
+    except Exception as exc:  # a URL SQLAlchemy cannot parse, an unknown driver
+        checks.append(Check("database", False, f"unusable SUMMARIZER_DATABASE_URL: {_one_line(exc)}"))
     checks.append(check_broker(settings))
     return checks

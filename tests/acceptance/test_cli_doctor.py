@@ -137,3 +137,11 @@ def test_the_embedded_offline_default_passes_and_says_so(tmp_path: Path) -> None
     assert "offline summarizer" in checks["llm"]
     assert "embedded file broker" in checks["broker"]
     assert not (tmp_path / "data").exists()  # a check writes nothing
+
+
+def test_a_database_url_that_cannot_be_parsed_is_one_failing_line(tmp_path: Path) -> None:
+    env = {**NO_PROVIDER_ENV, "SUMMARIZER_DATA_DIR": str(tmp_path), "SUMMARIZER_DATABASE_URL": "nosuchdb://x"}
+    result = run_cli("doctor", env=env)
+    assert result.returncode == 1
+    assert "unusable SUMMARIZER_DATABASE_URL" in lines_by_check(result.stdout)["database"]
+    assert "Traceback" not in result.stderr
