@@ -59,7 +59,7 @@ def test_a_worker_summarizes_through_an_openai_compatible_server(
         store = make_store(embedded_db)
         for agent_id in ("o1", "o2"):
             feed(store, agent_id, 8)
-        wait_for(lambda: all(facts(embedded_db, a).folded >= 5 for a in ("o1", "o2")), 60, "summaries")
+        wait_for(lambda: all(facts(embedded_db, a).folded >= 5 for a in ("o1", "o2")), 120, "summaries")
     finally:
         fleet.close()
     for agent_id in ("o1", "o2"):
@@ -92,7 +92,7 @@ def test_an_outage_of_the_primary_is_ridden_out_on_the_fallback(
 
             chat_api.end_outage()
             feed(store, "after", 8)
-            wait_for(lambda: facts(embedded_db, "after").folded >= 5, 60, "summaries after the outage")
+            wait_for(lambda: facts(embedded_db, "after").folded >= 5, 120, "summaries after the outage")
             wait_for(lambda: len(chat_api.chat_requests()) > during_outage, 30, "the primary to be probed")
         finally:
             fleet.close()
