@@ -85,7 +85,7 @@ def test_an_outage_of_the_primary_is_ridden_out_on_the_fallback(
             for agent_id in ("f1", "f2", "f3"):
                 feed(store, agent_id, 8)
             wait_for(
-                lambda: all(facts(embedded_db, a).folded >= 5 for a in ("f1", "f2", "f3")), 60, "summaries"
+                lambda: all(facts(embedded_db, a).folded >= 5 for a in ("f1", "f2", "f3")), 120, "summaries"
             )
             assert messages_api.requests_to(MESSAGES_PATH)
             during_outage = len(chat_api.chat_requests())
