@@ -13,7 +13,13 @@ from typing import Any
 
 import openai
 
-from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.engine.ports import (
+    AnswerUnusable,
+    LLMAnswer,
+    LLMPermanentError,
+    LLMRequest,
+    LLMTransientError,
+)
 from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
 from summarizer.settings import Settings
 
@@ -131,10 +137,11 @@ class OpenAILLM:
         choice = completion.choices[0]
         message = choice.message
         if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
-            raise LLMPermanentError("the model refused to summarize")
+            raise AnswerUnusable("the model refused to summarize", cause="refusal")
         if choice.finish_reason == "length":
-            raise LLMPermanentError(
-                "the answer was cut at the token limit; its tool arguments may be incomplete"
+            raise AnswerUnusable(
+                "the answer was cut at the token limit; its tool arguments may be incomplete",
+                cause="max_tokens",
             )
         call = next(
             (
