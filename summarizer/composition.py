@@ -14,6 +14,8 @@ from summarizer.storage.database import Database
 from summarizer.storage.reading import SummaryRecord
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from summarizer.alerting.service import AlertService
     from summarizer.engine.model import Summary
     from summarizer.service.updating import UpdateService, WorkerConfig
@@ -151,3 +153,24 @@ def build_alert_service(settings: Settings, db: Database | None = None) -> Alert
     )
     policy = DeliveryPolicy(max_attempts=settings.alert_delivery_max_attempts)
     return AlertService(db or build_database(settings), thresholds, sinks, policy=policy)
+
+
+# ----- HTTP API (`summarizer serve`) --------------------------------------------------------------------
+
+
+def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
+    """The HTTP API with the host facade, the operator services and the tokens of SUMMARIZER_API_TOKENS
+    (SettingsError when there is none). A re-queued agent gets a wake-up, as with `summarizer requeue`."""
+    from summarizer.http.app import ApiServices, create_app
+    from summarizer.http.auth import parse_api_tokens
+
+    tokens = parse_api_tokens(settings.api_tokens)
+    db = db or build_database(settings)
+    wired = ApiServices(
+        settings=settings,
+        db=db,
+        summarizer=build_summarizer(settings, db),
+        alerts=build_alert_service(settings, db),
+        wakeup=build_wakeup(settings),
+    )
+    return create_app(wired, tokens)

@@ -200,6 +200,19 @@ class Settings(BaseSettings):
         default=5, ge=1, description="Attempts per sink to deliver one alert before giving up"
     )
 
+    # HTTP API (`summarizer serve`).
+    api_tokens: str = Field(
+        default="",
+        repr=False,
+        description="Bearer tokens of the HTTP API, comma-separated; `token@prefix` limits one to agent ids "
+        "starting with prefix; `summarizer serve` refuses to start without one",
+    )
+    api_host: str = Field(default="127.0.0.1", description="Address `summarizer serve` listens on")
+    api_port: int = Field(default=8000, ge=0, le=65_535, description="Port `summarizer serve` listens on")
+    api_max_request_bytes: int = Field(
+        default=16_777_216, ge=1, description="Largest request body the HTTP API accepts"
+    )
+
     @field_validator("alert_window")
     @classmethod
     def _check_alert_window(cls, value: str) -> str:

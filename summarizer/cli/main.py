@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "stats": "summarizer.cli.commands_ops:stats",
     "alerts": "summarizer.cli.commands_ops:alerts",
     "doctor": "summarizer.cli.commands_doctor:doctor",
+    "serve": "summarizer.cli.commands_serve:serve",
 }
 
 

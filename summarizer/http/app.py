@@ -1,0 +1,96 @@
+"""The FastAPI application: routers, error mapping, the unauthenticated health check.
+
+`create_app` takes everything already wired (the composition root builds it with
+`summarizer.composition.build_http_app`), so the app never reads the environment itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request, status
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from summarizer.alerting.service import AlertService, UnknownAlert
+from summarizer.api import Summarizer
+from summarizer.domain.errors import InvalidMessage
+from summarizer.http.auth import ApiToken
+from summarizer.http.schemas import Health
+from summarizer.settings import Settings
+from summarizer.storage.conversations import UnknownAgent
+from summarizer.storage.database import Database
+
+log = structlog.get_logger("summarizer.http")
+
+Wakeup = Callable[[Sequence[str]], None]
+
+
+@dataclass(frozen=True)
+class ApiServices:
+    """What the routes use, wired by the composition root."""
+
+    settings: Settings
+    db: Database
+    summarizer: Summarizer
+    alerts: AlertService
+    wakeup: Wakeup | None
+    """Sends a worker to a re-queued agent at once; None: the dispatcher's next run picks it up."""
+
+
+def services(request: Request) -> ApiServices:
+    wired: ApiServices = request.app.state.services
+    return wired
+
+
+def _invalid_message(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, InvalidMessage)
+    body = {"detail": str(exc), "where": exc.where, "reason": exc.reason}
+    return JSONResponse(body, status_code=422)
+
+
+def _not_found(_request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=status.HTTP_404_NOT_FOUND)
+
+
+def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
+    """The whole HTTP API; `tokens` must hold at least one (see `auth.parse_api_tokens`)."""
+    from summarizer.http.host_routes import router as host_router
+    from summarizer.http.operator_routes import router as operator_router
+
+    if not tokens:
+        raise ValueError("the HTTP API needs at least one token")
+    app = FastAPI(
+        title="summarizer",
+        version=version("summarizer"),
+        summary="Record an agent's messages, read the context to send its LLM, operate the workers.",
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.services = wired
+    app.state.api_tokens = tokens
+    app.add_exception_handler(InvalidMessage, _invalid_message)
+    app.add_exception_handler(UnknownAgent, _not_found)
+    app.add_exception_handler(UnknownAlert, _not_found)
+    app.include_router(host_router)
+    app.include_router(operator_router)
+
+    @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
+    def healthz(request: Request) -> Any:
+        """Whether the database answers; needs no token (for load balancers and orchestrators)."""
+        try:
+            with services(request).db.read() as conn:
+                conn.execute(text("SELECT 1"))
+        except Exception as exc:
+            log.warning("healthz.database_unavailable", error=f"{type(exc).__name__}: {exc}")
+            return JSONResponse(
+                {"status": "unavailable", "database": type(exc).__name__},
+                status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
+        return {"status": "ok", "database": "ok"}
+
+    return app

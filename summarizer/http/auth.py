@@ -1,0 +1,123 @@
+"""Bearer tokens: parsed once from SUMMARIZER_API_TOKENS, checked on every request.
+
+`SUMMARIZER_API_TOKENS` is a comma-separated list. A plain token may do everything. `token@prefix` limits
+a token to agents whose id starts with `prefix`: every other agent answers 403 whether it exists or not,
+and the operator endpoints (which list the whole fleet) answer 403 too.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from summarizer.settings import SettingsError
+
+MIN_TOKEN_LENGTH = 16
+SETTING = "SUMMARIZER_API_TOKENS"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiToken:
+    secret: str
+    prefix: str | None = None
+    """None: the token sees every agent and may use the operator endpoints."""
+
+    def __repr__(self) -> str:
+        return f"ApiToken(prefix={self.prefix!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is calling: the token's scope, never the secret."""
+
+    prefix: str | None
+
+    @property
+    def is_operator(self) -> bool:
+        return self.prefix is None
+
+    def may_see(self, agent_id: str) -> bool:
+        return self.prefix is None or agent_id.startswith(self.prefix)
+
+
+def parse_api_tokens(text: str) -> tuple[ApiToken, ...]:
+    """The tokens of SUMMARIZER_API_TOKENS; SettingsError names the entry that is wrong (not its secret)."""
+    tokens: list[ApiToken] = []
+    seen: set[str] = set()
+    entries = [entry.strip() for entry in text.split(",")]
+    for position, entry in enumerate(entries, start=1):
+        if not entry:
+            if len(entries) > 1:
+                raise SettingsError(f"{SETTING}: entry {position} is empty")
+            continue
+        secret, at, prefix = entry.partition("@")
+        if at and not prefix:
+            raise SettingsError(f"{SETTING}: entry {position} ends with '@' but names no agent-id prefix")
+        if len(secret) < MIN_TOKEN_LENGTH:
+            raise SettingsError(
+                f"{SETTING}: entry {position} is a token of {len(secret)} characters; "
+                f"use at least {MIN_TOKEN_LENGTH} (e.g. `openssl rand -hex 24`)"
+            )
+        if any(c.isspace() for c in secret):
+            raise SettingsError(f"{SETTING}: entry {position} holds whitespace inside the token")
+        if secret in seen:
+            raise SettingsError(f"{SETTING}: entry {position} repeats an earlier token")
+        seen.add(secret)
+        tokens.append(ApiToken(secret, prefix if at else None))
+    if not tokens:
+        raise SettingsError(
+            f"{SETTING} is empty: the HTTP API needs at least one bearer token "
+            f"(comma-separated; `token@prefix` limits one to agent ids starting with prefix)"
+        )
+    return tuple(tokens)
+
+
+def find_token(tokens: tuple[ApiToken, ...], presented: str) -> ApiToken | None:
+    """The token matching `presented`, compared in constant time against every configured token."""
+    found: ApiToken | None = None
+    candidate = presented.encode()
+    for token in tokens:
+        if hmac.compare_digest(token.secret.encode(), candidate):
+            found = token
+    return found
+
+
+_bearer = HTTPBearer(auto_error=False, description="A token from SUMMARIZER_API_TOKENS")
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(status.HTTP_401_UNAUTHORIZED, detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def current_principal(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> Principal:
+    if credentials is None:
+        raise _unauthorized("missing bearer token (Authorization: Bearer TOKEN)")
+    tokens: tuple[ApiToken, ...] = request.app.state.api_tokens
+    token = find_token(tokens, credentials.credentials)
+    if token is None:
+        raise _unauthorized("invalid bearer token")
+    return Principal(token.prefix)
+
+
+def operator(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    """The operator endpoints see the whole fleet: only an unscoped token may call them."""
+    if not principal.is_operator:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "this token is limited to some agents")
+    return principal
+
+
+def agent_access(agent_id: str, principal: Annotated[Principal, Depends(current_principal)]) -> str:
+    """The path's agent id, after checking the token may see it (before anything is looked up)."""
+    if not principal.may_see(agent_id):
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "this token is limited to some agents")
+    return agent_id
+
+
+Operator = Annotated[Principal, Depends(operator)]
+AgentId = Annotated[str, Depends(agent_access)]

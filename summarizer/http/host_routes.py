@@ -1,0 +1,126 @@
+"""The host endpoints: record an agent's messages, read its context, summary and history.
+
+Each answer is the document the matching CLI command prints with `--json`, built by the same functions.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from starlette.concurrency import run_in_threadpool
+
+from summarizer.composition import summary_from_record
+from summarizer.engine.render import render_summary
+from summarizer.http.app import ApiServices, services
+from summarizer.http.auth import AgentId
+from summarizer.http.messages_body import parse_messages_body
+from summarizer.http.schemas import (
+    ContextOut,
+    HistoryOut,
+    Problem,
+    RecordedReport,
+    SummaryOut,
+    messages_request_schema,
+)
+from summarizer.storage.conversations import UnknownAgent
+from summarizer.storage.reading import agent_exists, load_summary
+from summarizer.views import history_json, message_json, summary_json
+
+Services = Annotated[ApiServices, Depends(services)]
+
+AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "Missing or invalid bearer token"},
+    403: {"model": Problem, "description": "The token is limited to other agents"},
+}
+READ_ERRORS: dict[int | str, dict[str, Any]] = {
+    **AUTH_ERRORS,
+    404: {"model": Problem, "description": "Unknown agent"},
+}
+
+router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it is known to exceed `limit` bytes."""
+    declared = request.headers.get("content-length", "")
+    too_large = HTTPException(413, f"request body over {limit} bytes (SUMMARIZER_API_MAX_REQUEST_BYTES)")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@router.post(
+    "/messages",
+    response_model=RecordedReport,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": messages_request_schema()}},
+        }
+    },
+    responses={
+        **AUTH_ERRORS,
+        413: {"model": Problem, "description": "Body too large"},
+        422: {"model": Problem, "description": "A message breaks a rule; nothing was stored"},
+    },
+)
+async def record_messages(agent_id: AgentId, request: Request, wired: Services) -> dict[str, Any]:
+    """Record messages for the agent (created on first use), all or nothing.
+
+    The body is `{"messages": [...]}` in the canonical format of `summarizer ingest`. A bad message
+    stores nothing and answers 422 with the reason the CLI would give, at `messages[N]`. A message whose
+    `id` is already stored with the same content is skipped, so a retried request stores nothing twice.
+    """
+    settings = wired.settings
+    body = await _read_body(request, settings.api_max_request_bytes)
+    records = parse_messages_body(body, agent_id, settings.max_message_bytes)
+    pairs = [(r.agent_id, r.message) for r in records]
+    report = await run_in_threadpool(wired.summarizer.record_many, pairs)
+    ingest = report.agents.get(agent_id)
+    return {
+        "agent_id": agent_id,
+        "stored": report.stored,
+        "skipped": report.skipped,
+        "evicted_exchanges": report.evicted_exchanges,
+        "window_tokens": ingest.window_tokens if ingest else None,
+        "summary_update_queued": agent_id in report.queued_agents,
+    }
+
+
+@router.get("/context", response_model=ContextOut, responses=READ_ERRORS)
+def context(agent_id: AgentId, wired: Services) -> dict[str, Any]:
+    """What the host sends to its LLM: the rendered summary, then the preamble and in-window messages."""
+    ctx = wired.summarizer.get_context(agent_id)
+    return {
+        "agent_id": ctx.agent_id,
+        "summary": ctx.summary,
+        "summary_version": ctx.summary_version,
+        "messages": [message_json(m) for m in ctx.messages],
+    }
+
+
+@router.get("/summary", response_model=SummaryOut, responses=READ_ERRORS)
+def summary(agent_id: AgentId, wired: Services) -> dict[str, Any]:
+    """The latest committed summary: its tiers and items, and the Markdown a host sends."""
+    with wired.db.read() as conn:
+        if not agent_exists(conn, agent_id):
+            raise UnknownAgent(agent_id)
+        record = load_summary(conn, agent_id)
+    current = summary_from_record(record) if record else None
+    markdown = render_summary(current, datetime.now(UTC))
+    return summary_json(current, agent_id, markdown, wired.settings.summary_max_tokens)
+
+
+@router.get("/history", response_model=HistoryOut, responses=READ_ERRORS)
+def history(agent_id: AgentId, wired: Services) -> dict[str, Any]:
+    """The sliding window: evicted exchanges, then the ones the LLM sees."""
+    return history_json(wired.summarizer.history(agent_id))

@@ -1,0 +1,111 @@
+"""The body of `POST /v1/agents/{agent_id}/messages`: `{"messages": [...]}` in the canonical format.
+
+Each message goes through the same strict JSON decoding and the same canonical parser as
+`summarizer ingest`, so a bad message gets the reason the CLI gives, at `messages[N]` instead of
+`FILE:LINE`. The whole body is checked before anything is stored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import UTC
+from typing import Any
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.ingest.canonical import parse_canonical
+from summarizer.ingest.jsontext import DocumentError, compact_size, loads_strict
+from summarizer.ingest.lines import over_limit_reason
+from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.records import IngestRecord
+
+BODY = "body"
+BODY_KEYS = ("messages",)
+INT32_MAX = 2**31 - 1
+"""The largest `tokens` the message table's INTEGER column holds on both databases."""
+
+
+def parse_messages_body(raw: bytes, agent_id: str, max_message_bytes: int) -> list[IngestRecord]:
+    """Every message of the body as a record for `agent_id`; InvalidMessage for the first problem."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidMessage(f"invalid UTF-8 at byte {exc.start + 1}", BODY) from None
+    try:
+        document = loads_strict(text)
+    except DocumentError as exc:
+        raise InvalidMessage(exc.reason, BODY) from None
+    messages = _messages_of(document)
+    return [_record(value, index, agent_id, max_message_bytes) for index, value in enumerate(messages)]
+
+
+def _messages_of(document: Any) -> list[Any]:
+    if not isinstance(document, dict):
+        raise InvalidMessage(f"expected a JSON object with 'messages', got {json_type(document)}", BODY)
+    for key in document:
+        if key not in BODY_KEYS:
+            raise InvalidMessage(f"unknown key {key!r} (expected: messages)", BODY)
+    if "messages" not in document:
+        raise InvalidMessage("missing 'messages' (an array of canonical messages)", BODY)
+    messages = document["messages"]
+    if not isinstance(messages, list):
+        raise InvalidMessage(f"'messages' must be an array, got {json_type(messages)}", BODY)
+    return messages
+
+
+def _record(value: Any, index: int, agent_id: str, limit: int) -> IngestRecord:
+    where = f"messages[{index}]"
+    if not isinstance(value, dict):
+        raise InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
+    try:
+        _check_values(value, "")
+        size = compact_size(value)
+        if size > limit:
+            raise Problem(over_limit_reason(size, limit))
+        record = parse_canonical(value, agent_id, where)
+        _check_storable(value, record)
+    except Problem as problem:
+        raise InvalidMessage(problem.reason, where) from None
+    if record.agent_id != agent_id:
+        raise InvalidMessage(
+            f"agent {record.agent_id!r} differs from the agent in the URL ({agent_id!r}); "
+            "leave 'agent' out or make it match",
+            where,
+        )
+    return record
+
+
+def _check_storable(value: Mapping[str, Any], record: IngestRecord) -> None:
+    """Values the canonical parser lets through but neither database can store or give back as JSON."""
+    message = record.message
+    if message.tokens is not None and message.tokens > INT32_MAX:
+        raise Problem(f"tokens must be <= {INT32_MAX}, got {message.tokens}")
+    if message.created_at is not None:
+        try:
+            message.created_at.astimezone(UTC)
+        except OverflowError:
+            raise Problem(f"created_at {value.get('created_at')!r} is out of range in UTC") from None
+
+
+def _check_values(value: object, path: str) -> None:
+    """No number JSON cannot carry (1e400 decodes as infinity) and no unpaired surrogate, anywhere."""
+    stack: list[tuple[object, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise Problem(f"number out of range in {where or 'the message'}")
+        if isinstance(item, str):
+            _check_text(item, where)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                _check_text(key, f"a key of {where or 'the message'}")
+                stack.append((child, f"{where}.{key}" if where else key))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Problem(f"unpaired surrogate (\\ud800-\\udfff) in {where or 'the value'}") from None

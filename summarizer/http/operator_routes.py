@@ -1,0 +1,129 @@
+"""The operator endpoints: the queue, re-queueing an agent, update figures, alerts.
+
+Every operator action of the HTTP API is in this module and calls the functions the matching CLI
+command calls (`queue`, `requeue`, `stats`, `alerts`, `alerts ack`), so both always agree. Only an
+unscoped token may use them: they see the whole fleet.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal
+
+import structlog
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
+
+from summarizer.domain.alert_rules import format_duration, parse_duration
+from summarizer.http.app import ApiServices, services
+from summarizer.http.auth import Operator
+from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
+from summarizer.storage import queue as queue_rows
+from summarizer.storage.conversations import UnknownAgent, utcnow
+from summarizer.storage.queue_upsert import RUNNING
+from summarizer.storage.stats import query_stats
+
+log = structlog.get_logger("summarizer.http")
+
+Services = Annotated[ApiServices, Depends(services)]
+MAX_WINDOW_SECONDS = 3650 * 86_400
+ALERT_ID_MAX = 2**63 - 1
+QueueState = Literal["pending", "running", "idle", "failed"]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "Missing or invalid bearer token"},
+    403: {"model": Problem, "description": "The token is limited to some agents"},
+}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": Problem, "description": "Not found"}}
+BAD_QUERY: dict[int | str, dict[str, Any]] = {422: {"model": Problem, "description": "Bad query parameter"}}
+
+router = APIRouter(prefix="/v1", tags=["operator"], responses=ERRORS)
+
+
+@router.get("/queue", response_model=list[QueueRowOut], responses=BAD_QUERY)
+def queue(
+    _: Operator,
+    wired: Services,
+    state: Annotated[list[QueueState] | None, Query(description="Only rows in these states")] = None,
+) -> list[dict[str, Any]]:
+    """The summary update queue, one row per agent (`summarizer queue --json`, plus the last error)."""
+    with wired.db.read() as conn:
+        rows = queue_rows.list_rows(conn, states=state or None)
+    return [{**r.to_json(), "last_error": r.last_error} for r in rows]
+
+
+@router.post("/agents/{agent_id:path}/requeue", response_model=RequeueOut, responses=NOT_FOUND)
+def requeue(agent_id: str, _: Operator, wired: Services) -> dict[str, Any]:
+    """Re-arm an agent's summary updates (after it was parked): `summarizer requeue AGENT`.
+
+    A running update is left alone (`state` stays `running`); it is re-queued if it fails.
+    """
+    with wired.db.write() as conn:
+        previous = queue_rows.requeue(conn, agent_id, utcnow())
+    if previous is None:
+        raise UnknownAgent(agent_id)
+    if previous == RUNNING:
+        return {"agent_id": agent_id, "previous_state": previous, "state": previous, "woken": False}
+    return {
+        "agent_id": agent_id,
+        "previous_state": previous,
+        "state": "pending",
+        "woken": _wake(wired, agent_id),
+    }
+
+
+def _wake(wired: ApiServices, agent_id: str) -> bool:
+    """A lost wake-up only delays: the dispatcher finds every pending row anyway."""
+    if wired.wakeup is None:
+        return False
+    try:
+        wired.wakeup([agent_id])
+    except Exception as exc:
+        log.warning("requeue.wakeup_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")
+        return False
+    return True
+
+
+@router.get("/stats", response_model=StatsOut, responses=BAD_QUERY)
+def stats(
+    _: Operator,
+    wired: Services,
+    since: Annotated[str, Query(description="Window of runs: e.g. 90m, 24h, 7d", max_length=32)] = "24h",
+) -> dict[str, Any]:
+    """Update figures over a recent window and the queue as it is now (`summarizer stats --json`)."""
+    seconds = _window(since)
+    now = datetime.now(UTC)
+    with wired.db.read() as conn:
+        figures = query_stats(conn, since=now - timedelta(seconds=seconds), until=now)
+    doc = figures.to_json(wired.settings.summary_max_tokens)
+    doc["window"]["label"] = format_duration(seconds)
+    return doc
+
+
+def _window(text: str) -> float:
+    try:
+        seconds = parse_duration(text)
+    except ValueError as exc:
+        raise HTTPException(422, f"since: {exc}") from None
+    if seconds > MAX_WINDOW_SECONDS:
+        raise HTTPException(422, f"since: {text!r} is longer than the longest window (3650d)")
+    return seconds
+
+
+@router.get("/alerts", response_model=list[AlertOut])
+def alerts(
+    _: Operator,
+    wired: Services,
+    all: Annotated[bool, Query(description="Resolved alerts too, not only open ones")] = False,
+    limit: Annotated[int, Query(ge=1, le=10_000, description="Newest first")] = 100,
+) -> list[dict[str, Any]]:
+    """Open alerts, newest first (`summarizer alerts --json`); `all=true` adds resolved ones."""
+    return [r.to_json() for r in wired.alerts.list_alerts(include_resolved=all, limit=limit)]
+
+
+@router.post("/alerts/{alert_id}/ack", response_model=AlertOut, responses=NOT_FOUND)
+def ack(
+    alert_id: Annotated[int, Path(ge=1, le=ALERT_ID_MAX)], _: Operator, wired: Services
+) -> dict[str, Any]:
+    """Acknowledge an alert (`summarizer alerts ack ID`): it stays open until its condition clears, but
+    is sent nowhere else."""
+    return wired.alerts.ack(alert_id).to_json()

@@ -1,0 +1,48 @@
+"""The HTTP API under test: hermetic settings, two tokens (one unscoped, one scoped), a TestClient."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from summarizer.composition import build_http_app
+from summarizer.settings import Settings, load_settings
+from summarizer.storage.database import Database
+
+OPERATOR_TOKEN = "operator-token-0123456789"
+SCOPED_TOKEN = "scoped-token-0123456789"
+SCOPE = "team-a/"
+API_TOKENS = f"{OPERATOR_TOKEN},{SCOPED_TOKEN}@{SCOPE}"
+
+
+def hermetic_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **overrides: Any) -> Settings:
+    """Settings from the overrides and defaults only: the developer's SUMMARIZER_* variables are ignored."""
+    for name in Settings.model_fields:
+        monkeypatch.delenv(f"SUMMARIZER_{name.upper()}", raising=False)
+    values: dict[str, Any] = {"data_dir": tmp_path / "data", "api_tokens": API_TOKENS, "llm": "fake"}
+    values.update(overrides)
+    return load_settings(**values)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def api_client(db: Database, settings: Settings) -> TestClient:
+    return TestClient(build_http_app(settings, db), headers=bearer(OPERATOR_TOKEN))
+
+
+def canonical(kind: str, content: str, **fields: Any) -> dict[str, Any]:
+    return {"kind": kind, "content": content, **fields}
+
+
+def exchange(n: int, words: int = 30) -> list[dict[str, Any]]:
+    """One user/assistant exchange of about `words` tokens each side, with host ids."""
+    text = " ".join(f"word{n}_{i}" for i in range(words))
+    return [
+        canonical("user", f"Question {n}: {text}", id=f"u{n}"),
+        canonical("assistant", f"Answer {n}: {text}", id=f"a{n}"),
+    ]
