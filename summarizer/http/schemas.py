@@ -83,7 +83,7 @@ class RecordedReport(Document):
     stored: int
     skipped: int
     evicted_exchanges: int
-    window_tokens: int
+    window_tokens: int | None = Field(description="Tokens in the window now; null when nothing was recorded")
     summary_update_queued: bool
 
 
