@@ -30,11 +30,17 @@ def service(compose: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def test_the_fleet_services_are_all_there(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"postgres", "redis", "migrate", "worker", "beat", "flower"}
+    assert set(compose["services"]) == {"postgres", "redis", "migrate", "worker", "beat", "flower", "api"}
 
 
 def test_every_summarizer_service_runs_a_real_cli_command(compose: dict[str, Any]) -> None:
-    expected = {"migrate": ["db", "upgrade"], "worker": ["worker"], "beat": ["beat"], "flower": ["flower"]}
+    expected = {
+        "migrate": ["db", "upgrade"],
+        "worker": ["worker"],
+        "beat": ["beat"],
+        "flower": ["flower"],
+        "api": ["serve"],
+    }
     for name, prefix in expected.items():
         command = service(compose, name)["command"]
         assert command[: len(prefix)] == prefix, name
@@ -47,11 +53,11 @@ def test_every_summarizer_service_runs_a_real_cli_command(compose: dict[str, Any
 
 def test_startup_order_waits_for_health_and_migrations(compose: dict[str, Any]) -> None:
     assert service(compose, "migrate")["depends_on"]["postgres"]["condition"] == "service_healthy"
-    for name in ("worker", "beat"):
+    for name in ("worker", "beat", "api"):
         depends = service(compose, name)["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully"
         assert depends["redis"]["condition"] == "service_healthy"
-    for name in ("postgres", "redis", "flower", "worker"):
+    for name in ("postgres", "redis", "flower", "worker", "api"):
         assert "healthcheck" in service(compose, name), name
     assert service(compose, "migrate")["restart"] == "no"
 
@@ -93,3 +99,13 @@ def test_dockerfile_installs_the_locked_environment_and_runs_the_cli() -> None:
     for needed in ("alembic.ini", "migrations", "summarizer", "workers"):
         assert f"COPY {needed}" in text
     assert "USER summarizer" in text
+
+
+def test_api_tokens_come_from_the_environment_and_the_port_stays_local(compose: dict[str, Any]) -> None:
+    api = service(compose, "api")
+    assert api["environment"]["SUMMARIZER_API_TOKENS"].startswith("${SUMMARIZER_API_TOKENS:?")
+    assert api["environment"]["SUMMARIZER_DATABASE_URL"].startswith("postgresql+psycopg://")
+    assert all(port.startswith("127.0.0.1:") for port in api["ports"])
+    assert "/healthz" in " ".join(api["healthcheck"]["test"])
+    command = api["command"]
+    assert command[command.index("--port") + 1] == api["ports"][0].rsplit(":", 1)[1]

@@ -1,0 +1,1 @@
+"""The HTTP API (`summarizer serve`): host and operator endpoints over the same services as the CLI."""
