@@ -10,32 +10,47 @@ import click
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import history_json, history_text, message_json
 
-FORMATS = ("canonical", "openai", "anthropic")
+FORMATS = ("canonical", "openai", "anthropic", "responses", "sharegpt", "claude-code")
 
 
 @click.command()
 @click.argument("source", type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("--agent", "agent_id", help="Agent id for lines that name none.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="canonical", show_default=True)
-def ingest(source: str, agent_id: str | None, fmt: str) -> None:
+@click.option(
+    "--strict-time",
+    is_flag=True,
+    help="Refuse a timestamp older than the one before it (default: raise it to that one and count it).",
+)
+@click.option(
+    "--sidechains",
+    type=click.Choice(["skip", "agent"]),
+    default="skip",
+    show_default=True,
+    help="claude-code: leave sub-agent events out, or keep them as agent AGENT/sidechain-ID.",
+)
+def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidechains: str) -> None:
     """Record messages from a JSON Lines FILE (or - for stdin), all or nothing.
 
     The first bad line stops the run with FILE:LINE: reason and exit status 2; nothing is stored.
     """
+    from summarizer.ingest import ReadNotes, ReadOptions, Sidechains
     from summarizer.ingest.reader import read_records
 
     rt = open_runtime()
-    records = [
-        (r.agent_id, r.message)
-        for r in read_records(
-            source, fmt, default_agent=agent_id, max_message_bytes=rt.settings.max_message_bytes
-        )
-    ]
-    report = rt.summarizer.record_many(records)
+    notes = ReadNotes()
+    options = ReadOptions(strict_time=strict_time, sidechains=Sidechains(sidechains))
+    parsed = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
+    report = rt.summarizer.record_many([(r.agent_id, r.message) for r in parsed])
+    clamped = (
+        f"; {notes.clamped_times} timestamp(s) raised to the previous message's"
+        if notes.clamped_times
+        else ""
+    )
     click.echo(
         f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
         f"evicted {report.evicted_exchanges} exchange(s); agents: {len(report.agents)}; "
-        f"summary updates queued for: {', '.join(report.queued_agents) or 'none'}"
+        f"summary updates queued for: {', '.join(report.queued_agents) or 'none'}{clamped}"
     )
 
 

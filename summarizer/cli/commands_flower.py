@@ -13,7 +13,9 @@ networks (bind 127.0.0.1, the default, or put it behind a proxy that scrapes ove
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -147,4 +149,27 @@ def flower(port: int, address: str, insecure: bool, flower_args: tuple[str, ...]
             )
         exposed = "" if address in LOOPBACK else f" and listening on {address}, reachable from the network"
         click.echo(f"warning: Flower runs WITHOUT authentication (--insecure){exposed}", err=True)
+    problem = port_problem(address, port)
+    if problem:
+        raise click.ClickException(problem)
     _exec(flower_argv(port, address, flower_args), flower_environment(os.environ, credentials))
+
+
+def port_problem(address: str, port: int) -> str | None:
+    """Why Flower could not listen on address:port (in use, not allowed), or None when it can."""
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(address or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"cannot listen on {address}:{port}: {exc.strerror}"
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        if os.name != "nt":
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Flower's server does
+        try:
+            probe.bind(sockaddr)
+        except OSError as exc:
+            reason = "already in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+            return f"cannot listen on {address}:{port}: {reason} (choose another with --port)"
+    return None

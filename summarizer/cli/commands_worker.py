@@ -20,6 +20,7 @@ from summarizer.settings import Settings, load_settings
 from summarizer.storage import queue as queue_rows
 from summarizer.storage.conversations import utcnow
 from summarizer.storage.migrations import ensure_schema
+from summarizer.storage.queue_upsert import STATES as QUEUE_STATES
 
 CELERY_APP = "workers.app"
 # Takes the single-beat guard before the schedule file is opened (see workers/beat.py).
@@ -101,7 +102,13 @@ def drain(agent_id: str | None, max_runs: int | None) -> None:
 
 @click.command("queue")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--state", "states", multiple=True, help="Only rows in this state (repeatable).")
+@click.option(
+    "--state",
+    "states",
+    multiple=True,
+    type=click.Choice(QUEUE_STATES),
+    help="Only rows in this state (repeatable).",
+)
 def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
     """The summary update queue: one row per agent."""
     settings = load_settings()

@@ -7,11 +7,12 @@ would split every tool call from its result. As in the OpenAI parser, unused key
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from summarizer.domain.kinds import Kind
-from summarizer.ingest.drafts import Draft, finish
+from summarizer.ingest.drafts import Draft, finish, reject_repeated_call_ids
 from summarizer.ingest.fields import (
     expect_object,
     optional_bool,
@@ -31,8 +32,18 @@ BLOCK_TYPES: tuple[str, ...] = (
     "tool_result",
     "thinking",
     "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
 )
 _SKIPPED = frozenset({"thinking", "redacted_thinking"})
+# Tools the API runs itself: their call and result both sit in the assistant message.
+SERVER_TOOL_BLOCKS = frozenset(BLOCK_TYPES[BLOCK_TYPES.index("server_tool_use") :])
 
 
 def parse_anthropic(obj: Mapping[str, Any], default_agent: str | None, where: str) -> list[IngestRecord]:
@@ -110,8 +121,10 @@ def _placeholder(kind: str, block: Mapping[str, Any]) -> str:
 
 
 def _assistant(blocks: list[_Block]) -> list[Draft]:
-    text_blocks = [b for b in blocks if b[1] != "tool_use"]
-    drafts = []
+    """Server-side tool activity first (it ran while the answer was written), then the text, then the
+    calls the host must run."""
+    drafts = [_server_tool(label, kind, block) for label, kind, block in blocks if kind in SERVER_TOOL_BLOCKS]
+    text_blocks = [b for b in blocks if b[1] != "tool_use" and b[1] not in SERVER_TOOL_BLOCKS]
     text = _joined_text(text_blocks, "an assistant message", placeholders=True)
     if text:
         drafts.append(Draft(Kind.ASSISTANT, text))
@@ -119,7 +132,36 @@ def _assistant(blocks: list[_Block]) -> list[Draft]:
         call_id = required_str(block, "id", allow_empty=False, path=f"{label}.")
         name = required_str(block, "name", allow_empty=False, path=f"{label}.")
         drafts.append(Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=block.get("input")))
+    reject_repeated_call_ids(drafts)
     return drafts
+
+
+def _server_tool(label: str, kind: str, block: Mapping[str, Any]) -> Draft:
+    """A server tool's call (name and input) or result (titles and URLs, or its error), as `tool` activity."""
+    if kind.endswith("_use"):
+        call_id = required_str(block, "id", allow_empty=False, path=f"{label}.")
+        name = required_str(block, "name", allow_empty=False, path=f"{label}.")
+        return Draft(Kind.TOOL, "", tool_call_id=call_id, name=name, input=block.get("input"))
+    call_id = required_str(block, "tool_use_id", allow_empty=False, path=f"{label}.")
+    text, failed = _server_result_text(block.get("content"))
+    return Draft(Kind.TOOL, text, tool_call_id=call_id, name=kind, is_error=failed or None)
+
+
+def _server_result_text(content: object) -> tuple[str, bool]:
+    if isinstance(content, str):
+        return content, False
+    if isinstance(content, dict) and "error_code" in content:
+        return f"error: {content['error_code']}", True
+    if isinstance(content, list):
+        lines = []
+        for item in content:
+            if isinstance(item, dict) and isinstance(item.get("url"), str):
+                title = item.get("title")
+                lines.append(f"{title} <{item['url']}>" if isinstance(title, str) and title else item["url"])
+            elif isinstance(item, dict) and isinstance(item.get("text"), str):
+                lines.append(item["text"])
+        return "\n".join(lines), False
+    return ("" if content is None else json.dumps(content, ensure_ascii=False, sort_keys=True)), False
 
 
 def _user(blocks: list[_Block]) -> list[Draft]:
@@ -136,7 +178,8 @@ def _user(blocks: list[_Block]) -> list[Draft]:
 
 def _tool_result(label: str, block: Mapping[str, Any]) -> Draft:
     call_id = required_str(block, "tool_use_id", allow_empty=False, path=f"{label}.")
-    is_error = optional_bool(block, "is_error", path=f"{label}.")
+    # Exporters (Claude Code among them) write `"is_error": null` for "not an error".
+    is_error = None if block.get("is_error") is None else optional_bool(block, "is_error", path=f"{label}.")
     content = block.get("content", "")
     if isinstance(content, list):
         text = _joined_text(_indexed(content, f"{label}.content"), f"{label}.content", placeholders=True)

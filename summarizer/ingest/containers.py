@@ -33,14 +33,27 @@ def iter_jsonl(reader: LineReader, limit: int) -> Iterator[Item]:
             yield _line_item(reader, line, limit)
 
 
-def iter_chat_items(reader: LineReader, limit: int, *, top_level_system: bool) -> Iterator[Item]:
-    """Items of a provider export in whichever layout it uses; `top_level_system` reads a request's
-    `system` field (Anthropic) as a leading system prompt."""
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How a format wraps its items in a whole document: the keys that may hold the item array (the first
+    present wins) and the key of a top-level system prompt, if the format has one."""
+
+    array_keys: tuple[str, ...] = ("messages",)
+    system_key: str | None = None
+    string_input: bool = False  # a string under the array key is one user message (Responses `input`)
+
+
+CHAT = Layout()
+
+
+def iter_chat_items(reader: LineReader, limit: int, layout: Layout = CHAT) -> Iterator[Item]:
+    """Items of a provider export in whichever layout it uses: JSON Lines, an array, or a document whose
+    array key holds the items; the layout's system key becomes a leading system item."""
     first = _first_non_blank(reader)
     if first is None or first.text is None:
         return
-    if _is_document(first.text):
-        yield from _document_items(reader, first, limit, top_level_system)
+    if _is_document(first.text, layout):
+        yield from _document_items(reader, first, limit, layout)
         return
     yield _line_item(reader, first, limit)
     yield from iter_jsonl(reader, limit)
@@ -53,8 +66,9 @@ def _first_non_blank(reader: LineReader) -> Line | None:
     return None
 
 
-def _is_document(text: str) -> bool:
-    """A line opening an array, a request body with `messages`, or an object that continues on later lines."""
+def _is_document(text: str, layout: Layout) -> bool:
+    """A line opening an array, a request body holding the item array, or an object that continues on
+    later lines."""
     stripped = text.strip(JSON_WHITESPACE)
     if stripped.startswith("["):
         return True
@@ -64,7 +78,9 @@ def _is_document(text: str) -> bool:
         value = loads_strict(text)
     except DocumentError as exc:
         return exc.offset is not None and exc.offset >= len(text.rstrip(JSON_WHITESPACE))
-    return isinstance(value, dict) and "messages" in value and "role" not in value
+    if not isinstance(value, dict) or "role" in value or "type" in value:
+        return False
+    return any(key in value for key in layout.array_keys)
 
 
 def _line_item(reader: LineReader, line: Line, limit: int) -> Item:
@@ -80,7 +96,7 @@ def _line_item(reader: LineReader, line: Line, limit: int) -> Item:
     return Item(value, where)
 
 
-def _document_items(reader: LineReader, first: Line, limit: int, top_level_system: bool) -> Iterator[Item]:
+def _document_items(reader: LineReader, first: Line, limit: int, layout: Layout) -> Iterator[Item]:
     assert first.text is not None
     _, rest = reader.read_rest()
     try:
@@ -90,15 +106,18 @@ def _document_items(reader: LineReader, first: Line, limit: int, top_level_syste
     origin = reader.where(first.number)
     if isinstance(document, list):
         messages, prefix = document, ""
+    elif isinstance(document, dict) and not layout.array_keys:
+        messages, prefix = [document], ""
     elif isinstance(document, dict):
-        messages, prefix = _messages_of(document, origin), "messages"
-        if top_level_system and "system" in document:
-            yield Item({"system": document["system"]}, f"{origin} system", system=True)
+        messages, prefix = _messages_of(document, origin, layout)
+        key = layout.system_key
+        if key is not None and document.get(key) is not None:
+            yield Item({"system": document[key]}, f"{origin} {key}", system=True)
     else:
         layouts = "JSON Lines, an array of messages or an object with 'messages'"
         raise InvalidMessage(f"expected {layouts}, got {json_type(document)}", origin)
     for index, value in enumerate(messages):
-        where = f"{origin} {prefix}[{index}]"
+        where = f"{origin} {prefix}[{index}]" if prefix else f"{origin} [{index}]"
         if not isinstance(value, dict):
             raise InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
         size = compact_size(value)
@@ -107,10 +126,14 @@ def _document_items(reader: LineReader, first: Line, limit: int, top_level_syste
         yield Item(value, where)
 
 
-def _messages_of(document: dict[str, Any], origin: str) -> list[Any]:
-    if "messages" not in document:
-        raise InvalidMessage("the JSON document has no 'messages' array", origin)
-    messages = document["messages"]
+def _messages_of(document: dict[str, Any], origin: str, layout: Layout) -> tuple[list[Any], str]:
+    key = next((k for k in layout.array_keys if k in document), None)
+    if key is None:
+        names = " or ".join(f"'{k}'" for k in layout.array_keys)
+        raise InvalidMessage(f"the JSON document has no {names} array", origin)
+    messages = document[key]
+    if layout.string_input and isinstance(messages, str):
+        return [{"type": "message", "role": "user", "content": messages}], key
     if not isinstance(messages, list):
-        raise InvalidMessage(f"'messages' must be an array, got {json_type(messages)}", origin)
-    return messages
+        raise InvalidMessage(f"'{key}' must be an array, got {json_type(messages)}", origin)
+    return messages, key

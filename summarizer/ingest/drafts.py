@@ -14,6 +14,7 @@ from typing import Any
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest.fields import Extras
+from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
 
 
@@ -28,6 +29,16 @@ class Draft:
     input: Any = None
     is_error: bool | None = None
     continues_exchange: bool = False
+
+
+def reject_repeated_call_ids(drafts: Sequence[Draft]) -> None:
+    """One turn's tool calls must have distinct ids: a result could not say which call it answers."""
+    seen: set[str] = set()
+    for draft in drafts:
+        if draft.kind is Kind.TOOL_CALL and draft.tool_call_id is not None:
+            if draft.tool_call_id in seen:
+                raise Problem(f"tool call id {draft.tool_call_id!r} appears twice in one assistant turn")
+            seen.add(draft.tool_call_id)
 
 
 def finish(drafts: Sequence[Draft], extras: Extras, where: str) -> list[IngestRecord]:

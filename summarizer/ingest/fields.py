@@ -6,14 +6,16 @@ OpenAI or Anthropic messages and get exactly the canonical rules.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from summarizer.ingest.problems import Problem, json_type
 
 EXTRA_KEYS: tuple[str, ...] = ("agent", "created_at", "id", "tokens")
+MAX_TOKENS = 2**31 - 1  # the tokens column is a 32-bit integer on every database
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,10 @@ def read_created_at(value: object) -> datetime:
         raise Problem(f"created_at {value!r} is not an ISO-8601 timestamp") from None
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         raise Problem(f"created_at {value!r} has no time zone")
+    try:
+        parsed.astimezone(UTC)
+    except OverflowError:
+        raise Problem(f"created_at {value!r} is outside the supported range once moved to UTC") from None
     return parsed
 
 
@@ -76,6 +82,8 @@ def read_tokens(value: object) -> int:
         raise Problem(f"tokens must be an integer, got {json_type(value)}{detail}")
     if value < 0:
         raise Problem(f"tokens must be >= 0, got {value}")
+    if value > MAX_TOKENS:
+        raise Problem(f"tokens must be <= {MAX_TOKENS}, got {value}")
     return value
 
 
@@ -107,18 +115,34 @@ def expect_object(value: object, label: str) -> Mapping[str, Any]:
     return value
 
 
+def _text_problem(text: str) -> str | None:
+    """What makes `text` unstorable: a NUL byte, or a lone surrogate (`"\\ud800"`), which is no character
+    and cannot be encoded as UTF-8."""
+    if "\x00" in text:
+        return "NUL byte"
+    if _SURROGATE.search(text):
+        return "unpaired surrogate escape"
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def reject_nul(value: object, path: str = "") -> None:
-    """Problem naming the first string (value or key) that holds a NUL byte, anywhere in `value`."""
+    """Problem naming the first string (value or key) that holds a NUL byte or a lone surrogate, anywhere
+    in `value`."""
     stack: list[tuple[object, str]] = [(value, path)]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                raise Problem(f"NUL byte in {path or 'the value'}")
+            problem = _text_problem(item)
+            if problem:
+                raise Problem(f"{problem} in {path or 'the value'}")
         elif isinstance(item, dict):
             for key, child in reversed(list(item.items())):
-                if "\x00" in key:
-                    raise Problem(f"NUL byte in a key of {path or 'the message'}")
+                problem = _text_problem(key)
+                if problem:
+                    raise Problem(f"{problem} in a key of {path or 'the message'}")
                 stack.append((child, f"{path}.{key}" if path else key))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{index}]") for index, child in reversed(list(enumerate(item))))

@@ -1,12 +1,14 @@
 """Strict JSON decoding with reasons that point at the column that is wrong.
 
-Python's decoder is lenient in two ways that hide mistakes in hand-written input: it accepts NaN and
-Infinity, and it lets a repeated key silently overwrite the first. Both are rejected here.
+Python's decoder is lenient in ways that hide mistakes in hand-written input: it accepts NaN and
+Infinity, turns a number too large for a double (`1e400`) into infinity, and lets a repeated key silently
+overwrite the first. All are rejected here, so every stored value can be written back as valid JSON.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from summarizer.ingest.problems import Problem
@@ -35,10 +37,26 @@ def _reject_constant(name: str) -> Any:
     raise DocumentError(f"invalid JSON: {name} is not allowed")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise DocumentError(f"invalid JSON: the number {_clip(text)} is too large to store")
+    return value
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def loads_strict(text: str) -> Any:
     """Decode `text`; DocumentError says what is wrong and where."""
     try:
-        return json.loads(text, object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
+        return json.loads(
+            text,
+            object_pairs_hook=_object_without_duplicates,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
     except json.JSONDecodeError as exc:
         raise DocumentError(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno, exc.pos) from None
     except RecursionError:

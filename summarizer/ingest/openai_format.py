@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from summarizer.domain.kinds import Kind
-from summarizer.ingest.drafts import Draft, finish
+from summarizer.ingest.drafts import Draft, finish, reject_repeated_call_ids
 from summarizer.ingest.fields import expect_object, read_extras, reject_nul, required_str
 from summarizer.ingest.jsontext import DocumentError, loads_strict
 from summarizer.ingest.problems import Problem, json_type
@@ -87,6 +87,7 @@ def _assistant(obj: Mapping[str, Any]) -> list[Draft]:
         if not isinstance(calls, list):
             raise Problem(f"tool_calls must be an array, got {json_type(calls)}")
         drafts.extend(_tool_call(call, f"tool_calls[{index}]") for index, call in enumerate(calls))
+        reject_repeated_call_ids(drafts)
     if obj.get("function_call") is not None:
         drafts.append(_legacy_function_call(obj["function_call"]))
     return drafts
@@ -104,18 +105,21 @@ def _tool_call(value: object, label: str) -> Draft:
         raise Problem(f"{label}.type {kind!r} is not supported (expected 'function' or 'custom')")
     function = expect_object(call.get("function"), f"{label}.function")
     name = required_str(function, "name", allow_empty=False, path=f"{label}.function.")
-    arguments = _arguments(function, f"{label}.function.")
+    arguments = decode_arguments(function, f"{label}.function.")
     return Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=arguments)
 
 
 def _legacy_function_call(value: object) -> Draft:
     call = expect_object(value, "function_call")
     name = required_str(call, "name", allow_empty=False, path="function_call.")
-    return Draft(Kind.TOOL, "", name=name, input=_arguments(call, "function_call."))
+    return Draft(Kind.TOOL, "", name=name, input=decode_arguments(call, "function_call."))
 
 
-def _arguments(function: Mapping[str, Any], path: str) -> Any:
-    """The arguments string decoded; models emit "" for calls without arguments, which means {}."""
+def decode_arguments(function: Mapping[str, Any], path: str) -> Any:
+    """The arguments string decoded; models emit "" for calls without arguments, which means {}. Some
+    exporters write the arguments already decoded, as an object: that is taken as it is."""
+    if isinstance(function.get("arguments"), dict):
+        return function["arguments"]
     raw = required_str(function, "arguments", path=path)
     if not raw.strip():
         return {}

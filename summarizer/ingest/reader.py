@@ -7,19 +7,25 @@ Parsing is all-or-nothing. `read_records` returns nothing until the whole input 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.containers import Item, iter_chat_items, iter_jsonl
+from summarizer.ingest.claude_code import ClaudeCodeOptions, Sidechains, parse_claude_code_event
+from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.openai_format import parse_openai
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.responses_format import parse_responses_instructions, parse_responses_item
+from summarizer.ingest.sequencing import ReadNotes, sequence
+from summarizer.ingest.sharegpt_format import parse_sharegpt
 
 STDIN = "-"
 
@@ -28,6 +34,30 @@ class InputFormat(StrEnum):
     CANONICAL = "canonical"
     OPENAI = "openai"
     ANTHROPIC = "anthropic"
+    RESPONSES = "responses"
+    SHAREGPT = "sharegpt"
+    CLAUDE_CODE = "claude-code"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """How to read: `strict_time` refuses timestamps that go back instead of raising them; `derive_ids`
+    (default: every format but canonical) gives messages without an id a stable one; `sidechains` says
+    what happens to a Claude Code sub-agent's events."""
+
+    strict_time: bool = False
+    derive_ids: bool | None = None
+    sidechains: Sidechains = Sidechains.SKIP
+
+
+_LAYOUTS: dict[InputFormat, Layout] = {
+    InputFormat.OPENAI: Layout(),
+    InputFormat.ANTHROPIC: Layout(system_key="system"),
+    InputFormat.RESPONSES: Layout(
+        array_keys=("input", "output"), system_key="instructions", string_input=True
+    ),
+    InputFormat.SHAREGPT: Layout(array_keys=()),
+}
 
 
 class UnknownFormat(SummarizerError, ValueError):
@@ -47,9 +77,11 @@ def read_records(
     fmt: str | InputFormat,
     default_agent: str | None,
     max_message_bytes: int,
+    options: ReadOptions = ReadOptions(),
+    notes: ReadNotes | None = None,
 ) -> list[IngestRecord]:
     """Every record of the input, or InvalidMessage for the first problem and no records at all."""
-    return list(iter_records(path, fmt, default_agent, max_message_bytes))
+    return list(iter_records(path, fmt, default_agent, max_message_bytes, options, notes))
 
 
 def iter_records(
@@ -57,15 +89,21 @@ def iter_records(
     fmt: str | InputFormat,
     default_agent: str | None,
     max_message_bytes: int,
+    options: ReadOptions = ReadOptions(),
+    notes: ReadNotes | None = None,
 ) -> Iterator[IngestRecord]:
     """Records one at a time, reading the input lazily; raises InvalidMessage when it reaches a problem."""
     input_format = parse_format(fmt)
+    args = (input_format, default_agent, max_message_bytes, options, notes)
     if str(path) == STDIN:
-        stdin = sys.stdin.buffer
-        yield from iter_stream_records(stdin, STDIN, input_format, default_agent, max_message_bytes)
+        yield from iter_stream_records(sys.stdin.buffer, STDIN, *args)
         return
-    with Path(path).open("rb") as stream:
-        yield from iter_stream_records(stream, str(path), input_format, default_agent, max_message_bytes)
+    try:
+        stream = Path(path).open("rb")  # noqa: SIM115 (closed by the `with` below)
+    except OSError as exc:
+        raise InvalidMessage(f"cannot read the input: {exc.strerror or exc}", str(path)) from None
+    with stream:
+        yield from iter_stream_records(stream, str(path), *args)
 
 
 def iter_stream_records(
@@ -74,9 +112,31 @@ def iter_stream_records(
     fmt: str | InputFormat,
     default_agent: str | None,
     max_message_bytes: int,
+    options: ReadOptions = ReadOptions(),
+    notes: ReadNotes | None = None,
 ) -> Iterator[IngestRecord]:
     """Records from an open binary stream; `label` names it in errors ("FILE:LINE")."""
     input_format = parse_format(fmt)
+    derive = (
+        options.derive_ids if options.derive_ids is not None else input_format is not InputFormat.CANONICAL
+    )
+    records = _parsed(stream, label, input_format, default_agent, max_message_bytes, options)
+    yield from sequence(
+        records,
+        notes if notes is not None else ReadNotes(),
+        strict_time=options.strict_time,
+        derive_ids=derive,
+    )
+
+
+def _parsed(
+    stream: BinaryIO,
+    label: str,
+    input_format: InputFormat,
+    default_agent: str | None,
+    max_message_bytes: int,
+    options: ReadOptions,
+) -> Iterator[IngestRecord]:
     if max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
     if default_agent is not None and not default_agent.strip():
@@ -86,8 +146,30 @@ def iter_stream_records(
         for item in iter_jsonl(reader, max_message_bytes):
             yield _parse_item(item, input_format, default_agent)[0]
         return
-    items = iter_chat_items(reader, max_message_bytes, top_level_system=input_format is InputFormat.ANTHROPIC)
+    if input_format is InputFormat.CLAUDE_CODE:
+        cc_options = ClaudeCodeOptions(sidechains=options.sidechains)
+        for item in iter_jsonl(reader, max_message_bytes):
+            yield from _guarded(
+                item, lambda i: parse_claude_code_event(i.value, default_agent, i.where, cc_options)
+            )
+        return
+    items = iter_chat_items(reader, max_message_bytes, _LAYOUTS[input_format])
+    if input_format is InputFormat.SHAREGPT:
+        for position, item in enumerate(items, start=1):
+            yield from _guarded(item, partial(_sharegpt, default_agent=default_agent, position=position))
+        return
     yield from _with_system_prompt(items, input_format, default_agent)
+
+
+def _sharegpt(item: Item, *, default_agent: str | None, position: int) -> list[IngestRecord]:
+    return parse_sharegpt(item.value, default_agent, position, item.where)
+
+
+def _guarded(item: Item, parse: Callable[[Item], list[IngestRecord]]) -> list[IngestRecord]:
+    try:
+        return parse(item)
+    except Problem as problem:
+        raise InvalidMessage(problem.reason, item.where) from None
 
 
 def _with_system_prompt(
@@ -116,6 +198,10 @@ def _parse_item(item: Item, fmt: InputFormat, default_agent: str | None) -> list
             return [parse_canonical(item.value, default_agent, item.where)]
         if fmt is InputFormat.OPENAI:
             return parse_openai(item.value, default_agent, item.where)
+        if fmt is InputFormat.RESPONSES:
+            if item.system:
+                return parse_responses_instructions(item.value["system"], default_agent, item.where)
+            return parse_responses_item(item.value, default_agent, item.where)
         if item.system:
             return parse_anthropic_system(item.value["system"], default_agent, item.where)
         return parse_anthropic(item.value, default_agent, item.where)

@@ -16,7 +16,10 @@ LIMIT = 1_048_576
 
 
 def test_parse_format_accepts_each_format_name() -> None:
-    assert [parse_format(name) for name in ("canonical", "OpenAI", "anthropic")] == list(InputFormat)
+    assert [
+        parse_format(name)
+        for name in ("canonical", "OpenAI", "anthropic", "responses", "ShareGPT", "claude-code")
+    ] == list(InputFormat)
 
 
 def test_unknown_format_lists_the_known_ones() -> None:

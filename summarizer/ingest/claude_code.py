@@ -1,0 +1,136 @@
+"""Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`), as the tool writes them.
+
+Each line is an event. `user` and `assistant` events carry one Anthropic Messages API message (an assistant
+reply is often split over several events that share its `msg_` id, one content block each); every other
+event type (summaries, snapshots, queue operations, progress) is bookkeeping and is skipped, as are
+`isMeta` lines (text the tool injects, not the user's). A compaction boundary, `/compact` and `/clear` are
+stored as `clear`; other slash commands as `command`. Sidechain events (a sub-agent's conversation) are
+skipped, or kept as a separate agent `AGENT/sidechain-<agentId>`. The event `uuid` is the message id, so
+importing a session file again, or after it has grown, stores only what is new.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from summarizer.domain.kinds import Kind
+from summarizer.ingest.anthropic_format import parse_anthropic
+from summarizer.ingest.drafts import Draft, finish
+from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
+from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.records import IngestRecord
+
+MESSAGE_EVENTS = frozenset({"user", "assistant"})
+CLEARING_COMMANDS = frozenset({"/clear", "/compact"})
+_COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
+
+
+class Sidechains(StrEnum):
+    SKIP = "skip"
+    AGENT = "agent"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaudeCodeOptions:
+    sidechains: Sidechains = Sidechains.SKIP
+
+
+def parse_claude_code_event(
+    obj: Mapping[str, Any], default_agent: str | None, where: str, options: ClaudeCodeOptions
+) -> list[IngestRecord]:
+    """The records of one transcript line; [] for lines that are not part of the conversation."""
+    event = obj.get("type")
+    if not isinstance(event, str):
+        raise Problem(f"an event needs 'type' as a string, got {json_type(event)}")
+    if obj.get("isMeta") is True:
+        return []
+    sidechain = obj.get("isSidechain") is True
+    if sidechain and options.sidechains is Sidechains.SKIP:
+        return []
+    if event == "system" and obj.get("subtype") == "compact_boundary":
+        return finish([Draft(Kind.CLEAR, "/compact")], _extras(obj, default_agent, sidechain), where)
+    if event not in MESSAGE_EVENTS:
+        return []
+    reject_nul(obj)
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        raise Problem(f"a {event} event needs 'message' as an object, got {json_type(message)}")
+    extras = _extras(obj, default_agent, sidechain)
+    command = _command(message) if event == "user" else None
+    if command is not None:
+        return finish([command], extras, where)
+    inner = {"role": message.get("role", event), "content": message.get("content")}
+    if "content" not in message:
+        raise Problem("message: missing 'content'")
+    try:
+        records = parse_anthropic(inner, extras.agent_id, where)
+    except Problem as problem:
+        raise Problem(f"message: {problem.reason}") from None
+    return _with_extras(records, extras)
+
+
+def _extras(obj: Mapping[str, Any], default_agent: str | None, sidechain: bool) -> Extras:
+    agent = default_agent or _session(obj)
+    if sidechain:
+        sub = obj.get("agentId")
+        agent = f"{agent}/sidechain-{sub}" if isinstance(sub, str) and sub else f"{agent}/sidechain"
+    created_at = read_created_at(obj["timestamp"]) if obj.get("timestamp") is not None else None
+    host_id = read_host_id(obj["uuid"]) if obj.get("uuid") is not None else None
+    return Extras(agent_id=agent, created_at=created_at, host_id=host_id, tokens=None)
+
+
+def _session(obj: Mapping[str, Any]) -> str:
+    session = obj.get("sessionId")
+    if not isinstance(session, str) or not session.strip():
+        raise Problem("no agent: the event has no 'sessionId'; pass --agent")
+    return session
+
+
+def _command(message: Mapping[str, Any]) -> Draft | None:
+    """A slash command or its printed output, typed by the user as a message of its own."""
+    text = _plain_text(message.get("content"))
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped in CLEARING_COMMANDS:
+        return Draft(Kind.CLEAR, stripped)
+    match = _COMMAND_NAME.search(stripped)
+    if match is not None:
+        name = match.group(1) if match.group(1).startswith("/") else f"/{match.group(1)}"
+        return Draft(Kind.CLEAR if name in CLEARING_COMMANDS else Kind.COMMAND, stripped)
+    if stripped.startswith(_COMMAND_OUTPUT):
+        return Draft(Kind.COMMAND, stripped)
+    return None
+
+
+def _plain_text(content: object) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        block = content[0]
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            return str(block["text"])
+    return None
+
+
+def _with_extras(records: list[IngestRecord], extras: Extras) -> list[IngestRecord]:
+    """The parsed parts with the event's time and id (`uuid`, `uuid#n` for the parts of one event)."""
+    drafts = [
+        Draft(
+            r.message.kind,
+            r.message.content,
+            tool_call_id=r.message.tool_call_id,
+            name=r.message.name,
+            input=r.message.input,
+            is_error=r.message.is_error,
+            continues_exchange=r.message.continues_exchange,
+        )
+        for r in records
+    ]
+    where = records[0].message.where if records else ""
+    return finish(drafts, extras, where or "")

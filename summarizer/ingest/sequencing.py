@@ -1,0 +1,93 @@
+"""Rules that look at the records of one agent in order, after each item has been parsed on its own.
+
+- Timestamps that go back (Claude Code writes a compaction summary with an older time than the line
+  before it; merged exports interleave) are raised to the previous message's time and counted, or, with
+  `strict_time`, refused as the store would refuse them.
+- A tool call id used twice in one exchange is refused: a result could not say which call it answers.
+- Messages without a host id get one derived from their content and the id of the message before them
+  in the agent's stream, so the same input imported again derives the same ids and the store skips them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.domain.kinds import Kind
+from summarizer.ingest.records import IngestRecord
+
+DERIVED_PREFIX = "~"
+
+
+@dataclass(slots=True)
+class ReadNotes:
+    """What the reader changed on the way through, for the ingest report."""
+
+    clamped_times: int = 0
+    derived_ids: int = 0
+
+
+@dataclass(slots=True)
+class _AgentStream:
+    last_time: datetime | None = None
+    last_id: str = ""
+    calls: set[str] = field(default_factory=set)
+    seen: dict[str, tuple[object, ...]] = field(default_factory=dict)
+
+
+def sequence(
+    records: Iterable[IngestRecord], notes: ReadNotes, *, strict_time: bool, derive_ids: bool
+) -> Iterator[IngestRecord]:
+    streams: dict[str, _AgentStream] = {}
+    for record in records:
+        stream = streams.setdefault(record.agent_id, _AgentStream())
+        message = record.message
+        if message.host_id is not None and stream.seen.get(message.host_id) == message.identity():
+            yield record  # the same message twice: the store keeps one
+            continue
+        if (
+            message.created_at is not None
+            and stream.last_time is not None
+            and message.created_at < stream.last_time
+        ):
+            if strict_time:
+                raise InvalidMessage(
+                    f"created_at {message.created_at.isoformat()} is before the previous message's "
+                    f"{stream.last_time.isoformat()} (timestamps must not decrease; without --strict-time "
+                    "it would be raised to the previous one)",
+                    message.where,
+                )
+            message = replace(message, created_at=stream.last_time)
+            notes.clamped_times += 1
+        if message.created_at is not None:
+            stream.last_time = message.created_at
+        _check_call_id(stream, message.kind, message.tool_call_id, message.starts_exchange, message.where)
+        if message.host_id is None and derive_ids:
+            message = replace(message, host_id=derive_id(stream.last_id, message.identity()))
+            notes.derived_ids += 1
+        if message.host_id is not None:
+            stream.last_id = message.host_id
+            stream.seen[message.host_id] = message.identity()
+        yield record if message is record.message else IngestRecord(record.agent_id, message)
+
+
+def _check_call_id(
+    stream: _AgentStream, kind: Kind, call_id: str | None, starts_exchange: bool, where: str | None
+) -> None:
+    if starts_exchange:
+        stream.calls.clear()
+    if kind is not Kind.TOOL_CALL or call_id is None:
+        return
+    if call_id in stream.calls:
+        raise InvalidMessage(f"tool call id {call_id!r} is used twice in one exchange", where)
+    stream.calls.add(call_id)
+
+
+def derive_id(previous: str, identity: tuple[object, ...]) -> str:
+    """A stable id: the hash of the message's content and of the id before it in the agent's stream."""
+    body = json.dumps([previous, *identity], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return DERIVED_PREFIX + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
