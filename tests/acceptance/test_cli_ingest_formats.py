@@ -1,0 +1,179 @@
+"""`summarizer ingest` on real public files of each format, and on input that must be refused cleanly.
+
+Every test runs on SQLite and on PostgreSQL: what the parser lets through must also fit both databases.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from summarizer.storage.database import Database
+from tests.acceptance.cli import run_cli
+from tests.support.services import copy_sqlite_template
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CLAUDE_CODE = FIXTURES / "claude_code"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield copy_sqlite_template(sqlite_template, tmp_path / "cli.db")
+        return
+    pg: Database = request.getfixturevalue("pg")  # emptied for this test
+    yield pg.url.render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def env(database_url: str) -> dict[str, str]:
+    return {"SUMMARIZER_DATABASE_URL": database_url, "SUMMARIZER_WINDOW_TOKENS": "0"}
+
+
+def stored(env: dict[str, str]) -> int:
+    db = Database(env["SUMMARIZER_DATABASE_URL"])
+    try:
+        with db.read() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM messages")).scalar_one())
+    finally:
+        db.dispose()
+
+
+def context(env: dict[str, str], agent: str) -> list[dict[str, object]]:
+    result = run_cli("context", agent, "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    messages: list[dict[str, object]] = json.loads(result.stdout)["messages"]
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("fixture", "fmt", "agent", "count"),
+    [
+        (CLAUDE_CODE / "compact_after_rewind.jsonl", "claude-code", "s1", 12),
+        (
+            CLAUDE_CODE / "sidechain_integrated.jsonl",
+            "claude-code",
+            "88a8d761-7b9a-4bf1-a8ca-c1febe6bf358",
+            3,
+        ),
+        (FIXTURES / "responses" / "playground_request.json", "responses", "weather", 4),
+        (FIXTURES / "responses" / "gateway_response.json", "responses", "gateway", 1),
+        (FIXTURES / "sharegpt" / "glaive_toolcall_en_demo.json", "sharegpt", "glaive/1", 12),
+    ],
+)
+def test_each_public_file_ingests_as_published_and_again_stores_nothing(
+    env: dict[str, str], fixture: Path, fmt: str, agent: str, count: int
+) -> None:
+    agent_option = [] if fmt == "claude-code" else ["--agent", agent.split("/")[0]]
+    first = run_cli("ingest", str(fixture), "--format", fmt, *agent_option, env=env)
+    assert first.returncode == 0, first.stderr
+    assert f"stored {count} message(s), skipped 0" in first.stdout
+    again = run_cli("ingest", str(fixture), "--format", fmt, *agent_option, env=env)
+    assert again.returncode == 0, again.stderr
+    assert f"stored 0 message(s), skipped {count} already stored" in again.stdout
+    assert stored(env) == count
+    assert context(env, agent)
+
+
+def test_claude_code_compaction_clears_the_window(env: dict[str, str]) -> None:
+    result = run_cli(
+        "ingest", str(CLAUDE_CODE / "compact_after_rewind.jsonl"), "--format", "claude-code", env=env
+    )
+    assert result.returncode == 0, result.stderr
+    history = json.loads(run_cli("history", "s1", "--json", env=env).stdout)
+    states = [e["state"] for e in history["exchanges"]]
+    assert states == ["evicted"] * 4 + ["window"] * 2
+
+
+def test_a_kept_sidechain_with_an_unanswered_result_is_refused_whole(env: dict[str, str]) -> None:
+    path = CLAUDE_CODE / "sidechain_integrated.jsonl"
+    result = run_cli("ingest", str(path), "--format", "claude-code", "--sidechains", "agent", env=env)
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        f"{path}:5: tool_result with tool_call_id 'toolu_011V1hetiJ3pC79EoLTY53Ni'"
+    )
+    assert stored(env) == 0
+
+
+def _canonical(**fields: object) -> str:
+    return json.dumps({"agent": "a", "kind": "user", "content": "hi", **fields}) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (_canonical(tokens=2**31), "tokens must be <= 2147483647"),
+        (_canonical(tokens=2**63), "tokens must be <= 2147483647"),
+        ('{"agent": "a", "kind": "user", "content": "\\ud800"}\n', "unpaired surrogate escape in content"),
+        (_canonical(created_at="9999-12-31T23:59:59-23:59"), "outside the supported range"),
+        (_canonical(created_at="0001-01-01T00:00:00+05:00"), "outside the supported range"),
+        (
+            '{"agent": "a", "kind": "tool_call", "content": "", "tool_call_id": "c", "name": "n", "input": 1e400}\n',
+            "the number 1e400 is too large to store",
+        ),
+    ],
+)
+def test_input_that_used_to_crash_is_a_clear_error_and_stores_nothing(
+    env: dict[str, str], tmp_path: Path, line: str, reason: str
+) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_text(_canonical() + line, encoding="utf-8")
+    result = run_cli("ingest", str(path), env=env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"{path}:2: ")
+    assert reason in result.stderr
+    assert "Traceback" not in result.stderr
+    assert stored(env) == 0
+
+
+def test_a_missing_input_file_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.jsonl"
+    result = run_cli("ingest", str(path), env=env)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"{path}: cannot read the input: No such file or directory"
+
+
+def test_backward_timestamps_are_raised_and_counted_unless_strict(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_text(
+        _canonical(created_at="2025-01-01T10:00:00Z", id="1")
+        + _canonical(kind="assistant", content="yo", created_at="2025-01-01T09:00:00Z", id="2")
+    )
+    strict = run_cli("ingest", str(path), "--strict-time", env=env)
+    assert strict.returncode == 2
+    assert strict.stderr.startswith(f"{path}:2: created_at 2025-01-01T09:00:00+00:00 is before")
+    assert stored(env) == 0
+    result = run_cli("ingest", str(path), env=env)
+    assert result.returncode == 0, result.stderr
+    assert "1 timestamp(s) raised to the previous message's" in result.stdout
+    times = [m["created_at"] for m in context(env, "a")]
+    assert times == ["2025-01-01T10:00:00+00:00", "2025-01-01T10:00:00+00:00"]
+
+
+def test_queue_refuses_an_unknown_state(env: dict[str, str]) -> None:
+    result = run_cli("queue", "--state", "bogus", env=env)
+    assert result.returncode == 2
+    assert "Invalid value for '--state': 'bogus' is not one of" in result.stderr
+
+
+def test_flower_on_a_busy_port_says_so_in_one_line(env: dict[str, str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        flower_env = {**env, "SUMMARIZER_BROKER_URL": "redis://127.0.0.1:1/0"}
+        result = run_cli(
+            "flower", "--insecure", "--address", "127.0.0.1", "--port", str(port), env=flower_env
+        )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"Error: cannot listen on 127.0.0.1:{port}: already in use (choose another with --port)"
+    )
+    assert "Traceback" not in result.stderr
