@@ -1,0 +1,233 @@
+"""Claude Code, Responses and ShareGPT importers: the public fixtures and the rules each format needs."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from summarizer.domain.kinds import Kind
+from summarizer.ingest import IngestRecord, ReadOptions, Sidechains, iter_stream_records
+from tests.unit.ingest.helpers import failure, jsonl, parse
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _event(kind: str, content: object, uuid: str, **extra: object) -> dict[str, object]:
+    return {
+        "type": kind,
+        "sessionId": "s",
+        "uuid": uuid,
+        "isSidechain": False,
+        "timestamp": "2025-01-01T10:00:00Z",
+        "message": {"role": kind, "content": content},
+        **extra,
+    }
+
+
+def test_claude_code_fixture_keeps_the_main_chain_with_event_ids() -> None:
+    text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
+    records = parse(text, "claude-code", agent=None)
+    assert {r.agent_id for r in records} == {"88a8d761-7b9a-4bf1-a8ca-c1febe6bf358"}
+    assert [r.message.kind for r in records] == [Kind.TOOL_CALL, Kind.TOOL_RESULT, Kind.ASSISTANT]
+    assert records[0].message.host_id == "83a7cabd-3642-45d6-ba73-9b9f843b9ab1"
+    assert records[1].message.tool_call_id == records[0].message.tool_call_id
+    assert records[1].message.is_error is None
+
+
+def test_claude_code_sidechains_can_be_kept_as_their_own_agent() -> None:
+    text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
+    records = parse_with(text, "claude-code", ReadOptions(sidechains=Sidechains.AGENT))
+    side = [
+        r for r in records if r.agent_id.endswith("/sidechain-e1c84ba5") or r.agent_id.endswith("/sidechain")
+    ]
+    assert [r.message.kind for r in side] == [Kind.ASSISTANT, Kind.TOOL_CALL, Kind.TOOL_RESULT]
+
+
+def test_claude_code_meta_lines_bookkeeping_and_hooks_are_skipped() -> None:
+    lines = jsonl(
+        {"type": "summary", "summary": "x", "leafUuid": "l"},
+        _event("user", "Caveat: injected", "m", isMeta=True),
+        {"type": "system", "content": "Running hook", "uuid": "h", "sessionId": "s"},
+        {"type": "file-history-snapshot", "messageId": "x", "snapshot": {}},
+        _event("user", "real question", "u"),
+    )
+    (record,) = parse(lines, "claude-code", agent=None)
+    assert (record.message.kind, record.message.content, record.message.host_id) == (
+        Kind.USER,
+        "real question",
+        "u",
+    )
+
+
+def test_claude_code_clear_and_compact_commands_become_clear_and_others_command() -> None:
+    lines = jsonl(
+        _event("user", "<command-name>/clear</command-name>\n<command-message>clear</command-message>", "c1"),
+        _event("user", "/compact", "c2"),
+        _event("user", "<command-name>/model</command-name>", "c3"),
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b", "sessionId": "s", "content": "x"},
+    )
+    kinds = [r.message.kind for r in parse(lines, "claude-code", agent=None)]
+    assert kinds == [Kind.CLEAR, Kind.CLEAR, Kind.COMMAND, Kind.CLEAR]
+
+
+def test_claude_code_split_assistant_events_keep_their_own_ids_and_parallel_calls_pair() -> None:
+    call = {"type": "tool_use", "name": "Read", "input": {}}
+    lines = jsonl(
+        _event("user", "go", "u"),
+        _event("assistant", [{"type": "text", "text": "Reading"}], "a1", message_id="msg_1"),
+        _event("assistant", [{**call, "id": "t1"}], "a2"),
+        _event("assistant", [{**call, "id": "t2"}], "a3"),
+        _event("user", [{"type": "tool_result", "tool_use_id": "t2", "content": "B"}], "r2"),
+        _event("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "A"}], "r1"),
+    )
+    records = parse(lines, "claude-code", agent="cc")
+    assert [r.message.host_id for r in records] == ["u", "a1", "a2", "a3", "r2", "r1"]
+    assert all(r.agent_id == "cc" for r in records)
+
+
+def test_claude_code_repeated_tool_id_across_split_events_is_an_error() -> None:
+    call = {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}
+    lines = jsonl(
+        _event("user", "go", "u"), _event("assistant", [call], "a1"), _event("assistant", [call], "a2")
+    )
+    problem = failure(lines, "claude-code", agent=None)
+    assert str(problem) == "chat.jsonl:3: tool call id 't1' is used twice in one exchange"
+
+
+def test_claude_code_event_without_session_or_agent_is_refused() -> None:
+    event = _event("user", "hi", "u")
+    del event["sessionId"]
+    assert str(failure(jsonl(event), "claude-code", agent=None)) == (
+        "chat.jsonl:1: no agent: the event has no 'sessionId'; pass --agent"
+    )
+
+
+def test_responses_fixture_request_body_with_system_input_and_function_output() -> None:
+    text = (FIXTURES / "responses" / "playground_request.json").read_text(encoding="utf-8")
+    records = parse(text, "responses", agent="w")
+    assert [r.message.kind for r in records] == [Kind.SYSTEM, Kind.USER, Kind.TOOL_CALL, Kind.TOOL_RESULT]
+    assert records[2].message.input == {"us_city": "Toledo"}
+    assert all(r.message.host_id for r in records)  # derived
+
+
+def test_responses_fixture_with_object_arguments_uses_the_item_id() -> None:
+    text = (FIXTURES / "responses" / "gateway_response.json").read_text(encoding="utf-8")
+    (record,) = parse(text, "responses", agent="g")
+    assert record.message.input == {"expression": "25*4"}
+    assert record.message.host_id == "fc_09b8eb7c272559fc0069affbabb0288194b63aa879435c7cd0"
+
+
+def test_responses_reasoning_is_left_out_and_built_in_tools_are_tool_activity() -> None:
+    body = {
+        "instructions": "Be brief.",
+        "input": "What's new?",
+    }
+    items = [
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "think"}]},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"query": "news"}},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Here."}]},
+    ]
+    records = parse(json.dumps(body), "responses", agent="r") + parse(jsonl(*items), "responses", agent="r")
+    assert [r.message.kind for r in records] == [Kind.SYSTEM, Kind.USER, Kind.TOOL, Kind.ASSISTANT]
+    assert records[2].message.name == "web_search_call"
+
+
+def test_responses_unknown_item_type_is_named() -> None:
+    problem = failure(jsonl({"type": "telepathy"}), "responses")
+    assert str(problem).startswith("chat.jsonl:1: unknown item type 'telepathy' (expected one of: message,")
+
+
+def test_sharegpt_fixture_pairs_calls_and_observations() -> None:
+    text = (FIXTURES / "sharegpt" / "glaive_toolcall_en_demo.json").read_text(encoding="utf-8")
+    records = parse(text, "sharegpt", agent="g")
+    assert {r.agent_id for r in records} == {"g/1"}
+    calls = [r.message for r in records if r.message.kind is Kind.TOOL_CALL]
+    results = [r.message for r in records if r.message.kind is Kind.TOOL_RESULT]
+    assert (
+        [c.tool_call_id for c in calls] == [r.tool_call_id for r in results] == ["call_1", "call_2", "call_3"]
+    )
+    assert calls[1].input == {"shape": "circle", "dimensions": [4]}
+
+
+def test_sharegpt_hermes_tool_call_tags_and_parallel_calls() -> None:
+    call = '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
+    conversation = {
+        "id": "h7",
+        "conversations": [
+            {"from": "system", "value": "You are a function calling AI model."},
+            {"from": "human", "value": "do it twice"},
+            {"from": "gpt", "value": call + "\n" + call.replace("1", "2")},
+            {
+                "from": "tool",
+                "value": "<tool_response>\none\n</tool_response>\n<tool_response>two</tool_response>",
+            },
+            {"from": "gpt", "value": "Done."},
+        ],
+    }
+    records = parse(jsonl(conversation), "sharegpt", agent=None)
+    assert {r.agent_id for r in records} == {"sharegpt/h7"}
+    kinds = [r.message.kind for r in records]
+    assert kinds == [
+        Kind.SYSTEM,
+        Kind.USER,
+        Kind.TOOL_CALL,
+        Kind.TOOL_CALL,
+        Kind.TOOL_RESULT,
+        Kind.TOOL_RESULT,
+        Kind.ASSISTANT,
+    ]
+    assert [r.message.content for r in records[4:6]] == ["one", "two"]
+
+
+def test_sharegpt_observation_without_a_call_is_refused() -> None:
+    conversation = {
+        "conversations": [{"from": "human", "value": "hi"}, {"from": "observation", "value": "{}"}]
+    }
+    assert str(failure(jsonl(conversation), "sharegpt")) == (
+        "chat.jsonl:1: conversations[1]: a function output with no function call before it to answer"
+    )
+
+
+def test_openai_arguments_as_object_are_accepted_and_repeated_call_ids_refused() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}
+    records = parse(jsonl({"role": "assistant", "content": None, "tool_calls": [call]}), "openai")
+    assert records[0].message.input == {"a": 1}
+    problem = failure(jsonl({"role": "assistant", "content": None, "tool_calls": [call, call]}), "openai")
+    assert str(problem) == "chat.jsonl:1: tool call id 'c1' appears twice in one assistant turn"
+
+
+def test_anthropic_server_tool_blocks_are_tool_activity() -> None:
+    blocks = [
+        {"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {"query": "x"}},
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "srv1",
+            "content": [{"type": "web_search_result", "title": "X", "url": "https://x.test"}],
+        },
+        {"type": "text", "text": "Found it."},
+    ]
+    records = parse(jsonl({"role": "assistant", "content": blocks}), "anthropic")
+    assert [r.message.kind for r in records] == [Kind.TOOL, Kind.TOOL, Kind.ASSISTANT]
+    assert records[1].message.content == "X <https://x.test>"
+
+
+def test_derived_ids_are_stable_and_depend_on_position() -> None:
+    lines = jsonl(
+        {"role": "user", "content": "yes"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "yes"},
+    )
+    first = [r.message.host_id for r in parse(lines, "openai")]
+    assert first == [r.message.host_id for r in parse(lines, "openai")]
+    assert len(set(first)) == 3
+    assert all(
+        host_id is None
+        for host_id in (
+            r.message.host_id for r in parse(jsonl({"kind": "user", "content": "x"}), "canonical")
+        )
+    )
+
+
+def parse_with(text: str, fmt: str, options: ReadOptions) -> list[IngestRecord]:
+    return list(iter_stream_records(io.BytesIO(text.encode()), "chat.jsonl", fmt, None, 1 << 20, options))
