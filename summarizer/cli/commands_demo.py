@@ -30,11 +30,12 @@ from summarizer.composition import build_update_service, render_summary
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.tiers import KEEP_FOR_DAYS
 from summarizer.llm.factory import chosen_llm
+from summarizer.samples import SAMPLE_AGENT as DEMO_AGENT
+from summarizer.samples import sample_path
 from summarizer.storage.reading import load_summary
 from summarizer.storage.schema import agents
 from summarizer.views import history_text
 
-DEMO_AGENT = "demo-agent"
 DRAIN_TIMEOUT_S = 600.0
 POLL_S = 0.25
 STOP_GRACE_S = 15.0
@@ -147,7 +148,6 @@ def wait_for_summaries(rt: Runtime, console: Console, worker: subprocess.Popen[b
 def demo() -> None:
     """Replay a bundled multi-day agent conversation with real workers and show what the agent keeps."""
     from summarizer.ingest.reader import read_records
-    from summarizer.samples import sample_path
 
     console = Console(soft_wrap=True)
     rt = open_runtime(migrate=True)  # the demo sets up whatever database it is pointed at

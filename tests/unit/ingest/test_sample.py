@@ -1,8 +1,10 @@
-"""The bundled sample: it is what the generator produces, it parses, and it has the promised features."""
+"""The bundled sample: it is what the generator (tools/samples) produces, it parses, and it has the promised features."""
 
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 from collections.abc import Sequence
 from datetime import time
 from functools import cache
@@ -14,10 +16,11 @@ import pytest
 from summarizer.domain.kinds import Kind, is_conversation
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest import IngestRecord, read_records
-from summarizer.samples import sample_path
-from summarizer.samples.generate import generate, main, render
-from summarizer.samples.transcript import AGENT_ID
+from summarizer.samples import SAMPLE_AGENT, sample_path
+from tools.samples.generate import generate, main, render
+from tools.samples.transcript import AGENT_ID
 
+ROOT = Path(__file__).resolve().parents[3]
 LIMIT = 1_048_576
 Exchange = list[NewMessage]
 
@@ -48,6 +51,18 @@ def _tokens(message: NewMessage) -> int:
 
 def test_shipped_sample_equals_generator_output() -> None:
     assert sample_path().read_text(encoding="utf-8") == render(generate())
+
+
+def test_the_tool_regenerates_the_shipped_file_byte_for_byte(tmp_path: Path) -> None:
+    target = tmp_path / "coding_agent.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "tools.samples", str(target)], cwd=ROOT, check=True, capture_output=True
+    )
+    assert target.read_bytes() == sample_path().read_bytes()
+
+
+def test_the_loader_names_the_generated_agent() -> None:
+    assert SAMPLE_AGENT == AGENT_ID
 
 
 def test_generator_is_deterministic_per_seed() -> None:

@@ -7,12 +7,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from summarizer.samples import outputs, prose
-from summarizer.samples.codegen import addition, test_source
-from summarizer.samples.outputs import Failure
-from summarizer.samples.repo import Edit, Repo, test_path_for
-from summarizer.samples.script import Day, Task
-from summarizer.samples.transcript import Transcript
+from tools.samples import outputs, prose
+from tools.samples.codegen import addition, test_source
+from tools.samples.outputs import Failure
+from tools.samples.repo import Edit, Repo, test_path_for
+from tools.samples.script import Day, Task
+from tools.samples.transcript import Transcript
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from summarizer.samples.codegen import module_source
+from tools.samples.codegen import module_source
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from summarizer.samples.script import Day
+from tools.samples.script import Day
 
 _TRADEOFFS: tuple[str, ...] = (
     "The cost is one more moving part, so I kept the interface small enough to replace later.",

@@ -1,7 +1,7 @@
 """Generates the bundled sample: a multi-day coding-agent conversation in canonical JSON Lines.
 
 Deterministic for a seed (one `random.Random`, no clock, no network), so the shipped file can be checked
-against the generator in a test. Run `python -m summarizer.samples.generate [PATH]` to regenerate it.
+against the generator in a test. Run `python -m tools.samples [PATH]` to regenerate it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from summarizer.samples.exchanges import Ctx, Workday, run_task
-from summarizer.samples.prose import ticket
-from summarizer.samples.repo import Repo
-from summarizer.samples.script import DAYS, FILLERS, SYSTEM_PROMPT, Day, Task
-from summarizer.samples.timeline import Clock, working_days
-from summarizer.samples.transcript import Transcript
+from tools.samples.exchanges import Ctx, Workday, run_task
+from tools.samples.prose import ticket
+from tools.samples.repo import Repo
+from tools.samples.script import DAYS, FILLERS, SYSTEM_PROMPT, Day, Task
+from tools.samples.timeline import Clock, working_days
+from tools.samples.transcript import Transcript
 
 MIN_EXCHANGES = 226
 _PLANNED_BEFORE_FILLERS = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from summarizer.samples.timeline import Clock
+from tools.samples.timeline import Clock
 
 AGENT_ID = "demo-agent"
 Record = dict[str, Any]
