@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 from alembic import command
@@ -13,7 +14,16 @@ from summarizer.domain.errors import SummarizerError
 from summarizer.storage.database import Database
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
+
+
+def alembic_ini() -> Path:
+    """alembic.ini, with the `migrations/` it names beside it.
+
+    A built wheel carries both as package data (`summarizer/alembic.ini`, `summarizer/migrations/`); a
+    source checkout keeps them at the top of the project, where the `alembic` command finds them too.
+    """
+    packaged = files("summarizer") / "alembic.ini"
+    return Path(str(packaged)) if packaged.is_file() else PROJECT_ROOT / "alembic.ini"
 
 
 class SchemaOutOfDate(SummarizerError):
@@ -21,8 +31,7 @@ class SchemaOutOfDate(SummarizerError):
 
 
 def alembic_config(db: Database) -> Config:
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg = Config(str(alembic_ini()))
     cfg.set_main_option("sqlalchemy.url", db.url.render_as_string(hide_password=False).replace("%", "%%"))
     return cfg
 
