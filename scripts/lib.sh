@@ -8,9 +8,41 @@ uv_cmd() {
   fi
 }
 
+# Headless Chromium and its WebDriver, for the browser tests: Debian's chromium and chromium-driver, when
+# missing and apt-get can install them (as root, or through sudo). Without them the browser test reports
+# Chromium missing (a failure under CI=true, a loud skip otherwise).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    return 0
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "note: no apt-get here; install chromium and chromedriver for the browser tests" >&2
+    return 0
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "note: not root and no sudo; install chromium and chromium-driver for the browser tests" >&2
+      return 0
+    fi
+    sudo="sudo"
+  fi
+  local install=($sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+    chromium chromium-driver)
+  echo "installing chromium and chromium-driver (apt-get) for the browser tests" >&2
+  # A fresh container usually has no package lists yet: update once and retry.
+  "${install[@]}" >/dev/null 2>&1 || { $sudo apt-get update -qq >/dev/null && "${install[@]}" >/dev/null; } \
+    || echo "warning: could not install chromium and chromium-driver; the browser tests will report them missing" >&2
+}
+
+# `bootstrap` sets up uv, the locked environment and the browser for the tests; `bootstrap --no-browser`
+# (the demo) only the first two.
 bootstrap() {
   if ! command -v uv >/dev/null 2>&1 && ! python3 -m uv --version >/dev/null 2>&1; then
     python3 -m pip install --quiet --disable-pip-version-check uv
   fi
   uv_cmd sync --frozen --quiet
+  if [ "${1:-}" != "--no-browser" ]; then
+    ensure_chromium
+  fi
 }

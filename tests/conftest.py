@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from summarizer.storage.database import Database
+from tests.support.marks import AMBIENT_PREFIXES, add_service_marks, require_mark, set_running
 from tests.support.services import (
     TRUNCATE_ORDER,
     copy_sqlite_template,
@@ -17,6 +19,27 @@ from tests.support.services import (
     redis_url,
     service_missing,
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        add_service_marks(item)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """Remember the running test, so helpers can check it carries the marks of what it does."""
+    set_running(item)
+    yield
+    set_running(None)
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's own settings or API keys (the test services' URLs were read at import)."""
+    for name in list(os.environ):
+        if name.startswith(AMBIENT_PREFIXES):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture(scope="session")
@@ -70,6 +93,7 @@ def pg(postgres_db: Database) -> Database:
 def redis_server_url() -> str:
     import redis
 
+    require_mark("redis", "uses the Redis server")
     url = redis_url()
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=2)

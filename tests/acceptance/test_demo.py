@@ -15,6 +15,8 @@ import pytest
 from summarizer.testing.fake_messages_api import FakeMessagesAPI
 from tests.acceptance.cli import ROOT, run_cli
 
+pytestmark = pytest.mark.slow
+
 
 def processes_using(marker: str) -> list[int]:
     """Live processes whose environment mentions `marker` (the demo's private data directory)."""

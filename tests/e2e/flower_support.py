@@ -1,4 +1,4 @@
-"""Helpers for the Flower tests: an HTTP client with basic auth, Chromium on demand, a tiny WebDriver client.
+"""Helpers for the Flower tests: an HTTP client with basic auth, a check for Chromium, a tiny WebDriver client.
 
 The browser is driven through chromedriver's W3C WebDriver HTTP API with the standard library, which is all
 these tests need (open a page, read its text, take a screenshot, send one CDP command) and adds no
@@ -11,7 +11,6 @@ import base64
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import urllib.error
@@ -81,33 +80,14 @@ class FlowerClient:
         return tasks
 
 
-def ensure_chromium() -> None:
-    """Install Debian's chromium and chromium-driver when missing; a failure is a missing service.
-
-    Missing package lists are the usual cause of a failed install in a fresh container, so a failure is
-    retried once after `apt-get update`.
-    """
-    if CHROMIUM.exists() and CHROMEDRIVER.exists():
-        return
-    apt = shutil.which("apt-get")
-    if apt is None:
-        service_missing("Chromium (no apt-get to install it with)", FileNotFoundError("apt-get"))
-        return
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = [apt, "install", "-y", "--no-install-recommends", "chromium", "chromium-driver"]
-    try:
-        if subprocess.run(install, env=env, capture_output=True, timeout=900, check=False).returncode != 0:
-            subprocess.run([apt, "update"], env=env, capture_output=True, timeout=300, check=True)
-            subprocess.run(install, env=env, capture_output=True, text=True, timeout=900, check=True)
-    except (OSError, subprocess.SubprocessError) as exc:
-        detail = getattr(exc, "stderr", None)
-        tail = detail.strip().splitlines()[-1] if isinstance(detail, str) and detail.strip() else ""
+def require_chromium() -> None:
+    """Chromium and chromedriver come from the setup scripts (`scripts/bootstrap`), never from a test."""
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
+    if missing:
         service_missing(
-            "Chromium (apt-get install chromium chromium-driver failed)", RuntimeError(tail or exc)
+            "Chromium (scripts/bootstrap installs chromium and chromium-driver)",
+            FileNotFoundError(", ".join(missing)),
         )
-        return
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        service_missing("Chromium", FileNotFoundError(f"{CHROMIUM} or {CHROMEDRIVER} after installing"))
 
 
 class WebDriverError(AssertionError):

@@ -2,7 +2,7 @@
 
 The fleet tests share one stack (a private Redis, a worker on PostgreSQL with the fake LLM, Flower on a free
 port, summary tasks already run) to keep the module quick; the browser test loads Flower's tasks page in
-headless Chromium and keeps a screenshot in artifacts/flower-tasks.png.
+headless Chromium and keeps a screenshot in the test's temporary directory.
 """
 
 from __future__ import annotations
@@ -25,13 +25,11 @@ from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import SettingsError, load_settings
 from summarizer.storage.database import Database
 from tests.acceptance.cli import run_cli
-from tests.e2e.flower_support import Browser, FlowerClient, basic_auth_header, ensure_chromium
+from tests.e2e.flower_support import Browser, FlowerClient, basic_auth_header, require_chromium
 from tests.support.fleet import Fleet, RedisServer, free_port, wait_for
-from tests.support.services import ROOT
 from tests.support.workload import feed, make_store
 
 CREDENTIALS = "ops:correct-horse-battery"
-ARTIFACT = ROOT / "artifacts" / "flower-tasks.png"
 AGENTS = [f"flower-agent-{n}" for n in range(3)]
 
 Test = TypeVar("Test", bound=Callable[..., None])
@@ -291,12 +289,12 @@ def test_prometheus_metrics_count_summarizer_task_events(stack: Stack) -> None:
 
 @pytest.fixture(scope="session")
 def chromium() -> None:
-    ensure_chromium()
+    require_chromium()
 
 
 @fleet_test
-@pytest.mark.timeout(1200)  # the first run may install Chromium
 def test_tasks_page_in_headless_chromium(stack: Stack, chromium: None, tmp_path: Path) -> None:
+    screenshot = tmp_path / "flower-tasks.png"  # kept with pytest's temporary directories, never in the repo
     browser = Browser(tmp_path)
     try:
         browser.start()
@@ -310,16 +308,17 @@ def test_tasks_page_in_headless_chromium(stack: Stack, chromium: None, tmp_path:
                 "the tasks table to list the summary tasks",
             )
         except AssertionError:
-            browser.screenshot(ARTIFACT.with_name("flower-tasks-failed.png"))  # what the page showed instead
+            browser.screenshot(
+                screenshot.with_name("flower-tasks-failed.png")
+            )  # what the page showed instead
             raise
         text = browser.page_text()
         assert TASK_AGE in text
         assert "SUCCESS" in text
         assert "'ok'" in text  # the result column: the update's outcome
-        ARTIFACT.unlink(missing_ok=True)
-        browser.screenshot(ARTIFACT)
+        browser.screenshot(screenshot)
     finally:
         browser.close()
-    png = ARTIFACT.read_bytes()
+    png = screenshot.read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(png) > 20_000  # a rendered table, not a blank page

@@ -21,6 +21,9 @@ from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 from workers.beat import ADVISORY_LOCK_KEY
 
+# Advisory locks are server-wide: only the ones taken in this test's own database are ours.
+THIS_DATABASE = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 
 
@@ -226,6 +229,7 @@ def test_a_beat_that_lost_its_session_never_runs_beside_a_second_one(
     wait_for(lambda: "beat.guard_taken" in fleet.log("beat1"), 30, "the first beat's guard")
     holder = text(
         "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = :key"
+        f" AND {THIS_DATABASE}"
     )
     with pg.write() as conn:
         assert conn.execute(holder, {"key": ADVISORY_LOCK_KEY}).scalar_one()
@@ -235,5 +239,8 @@ def test_a_beat_that_lost_its_session_never_runs_beside_a_second_one(
     assert "beat.guard_lost" in fleet.log(quitter) or "beat.refused" in fleet.log(quitter)
     assert fleet.procs[survivor].poll() is None
     with pg.read() as conn:  # and the survivor holds the lock
-        held = text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :key AND granted")
+        held = text(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :key AND granted"
+            f" AND {THIS_DATABASE}"
+        )
         assert conn.execute(held, {"key": ADVISORY_LOCK_KEY}).scalar_one() == 1

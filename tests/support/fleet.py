@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.support.marks import require_mark
 from tests.support.services import ROOT
 
 
@@ -113,6 +114,7 @@ class Fleet:
     def _start(
         self, name: str, args: list[str], extra_env: dict[str, str] | None = None
     ) -> subprocess.Popen[bytes]:
+        require_mark("slow", "starts worker processes")
         log = open(self.logdir / f"{name}.log", "ab")  # noqa: SIM115  (closed with the process)
         proc = subprocess.Popen(
             args,

@@ -19,6 +19,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from summarizer.storage.schema import metadata
+from tests.support.marks import require_mark
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -38,15 +39,20 @@ def service_missing(what: str, error: BaseException) -> None:
     pytest.skip(f"SERVICE MISSING: {message}")
 
 
+# Read once at import: the suite clears SUMMARIZER_* from every test's environment.
+_TEST_DATABASE_URL = os.environ.get("SUMMARIZER_TEST_DATABASE_URL", DEFAULT_PG)
+_TEST_REDIS_URL = os.environ.get("SUMMARIZER_TEST_REDIS_URL", DEFAULT_REDIS)
+
+
 def pg_admin_url() -> str:
-    url = os.environ.get("SUMMARIZER_TEST_DATABASE_URL", DEFAULT_PG)
+    url = _TEST_DATABASE_URL
     return (
         url.replace("postgresql://", "postgresql+psycopg://", 1) if url.startswith("postgresql://") else url
     )
 
 
 def redis_url() -> str:
-    return os.environ.get("SUMMARIZER_TEST_REDIS_URL", DEFAULT_REDIS)
+    return _TEST_REDIS_URL
 
 
 def alembic_config(url: str) -> Config:
@@ -61,6 +67,7 @@ def migrate(url: str) -> None:
 
 def fresh_postgres_database(prefix: str = "summarizer_test") -> Iterator[str]:
     """Create a uniquely named database on the test server, yield its URL, drop it afterwards."""
+    require_mark("postgres", "uses the PostgreSQL server")
     admin_url = pg_admin_url()
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     name = f"{prefix}_{os.getpid()}_{secrets.token_hex(3)}"
