@@ -32,27 +32,44 @@ from summarizer.engine.tiers import KEEP_FOR_DAYS
 from summarizer.llm.factory import chosen_llm
 from summarizer.samples import SAMPLE_AGENT as DEMO_AGENT
 from summarizer.samples import sample_path
+from summarizer.settings import LLMChoice
 from summarizer.storage.reading import load_summary
 from summarizer.storage.schema import agents
 from summarizer.views import history_text
 
+# The demo's sliding window: small enough that part of the last replayed day leaves it, so all three tiers
+# ("Previously in This Session", "Yesterday", "This Week") have items. SUMMARIZER_WINDOW_TOKENS overrides it.
+DEMO_WINDOW_TOKENS = 8_000
 DRAIN_TIMEOUT_S = 600.0
 POLL_S = 0.25
 STOP_GRACE_S = 15.0
 
 
 def rebased(records: Sequence[tuple[str, NewMessage]], end: datetime) -> list[tuple[str, NewMessage]]:
-    """The same conversation moved in time so that its last message happens at `end`."""
-    last = max(m.created_at for _, m in records if m.created_at is not None)
-    shift = end - last
-    return [(a, replace(m, created_at=m.created_at + shift if m.created_at else None)) for a, m in records]
+    """The same conversation moved by whole days, in UTC, so that its last message is at or before `end`
+    and as recent as possible.
+
+    Whole days keep each message's time of day, so every working day of the sample stays one calendar day
+    (no day is split at midnight) and the day a message is replayed on is the day the summary's weekday
+    labels show (they are rendered in UTC too).
+    """
+    stamps = [m.created_at.astimezone(UTC) for _, m in records if m.created_at is not None]
+    last = max(stamps)
+    days = (end.astimezone(UTC).date() - last.date()).days
+    if last + timedelta(days=days) > end:
+        days -= 1
+    shift = timedelta(days=days)
+    return [
+        (a, replace(m, created_at=m.created_at.astimezone(UTC) + shift if m.created_at else None))
+        for a, m in records
+    ]
 
 
 def by_day(records: Sequence[tuple[str, NewMessage]]) -> list[tuple[date, list[tuple[str, NewMessage]]]]:
     def day(record: tuple[str, NewMessage]) -> date:
         created = record[1].created_at
         assert created is not None
-        return created.date()
+        return created.astimezone(UTC).date()
 
     return [(d, list(group)) for d, group in groupby(records, key=day)]
 
@@ -150,6 +167,7 @@ def demo() -> None:
     from summarizer.ingest.reader import read_records
 
     console = Console(soft_wrap=True)
+    os.environ.setdefault("SUMMARIZER_WINDOW_TOKENS", str(DEMO_WINDOW_TOKENS))  # the worker inherits it
     rt = open_runtime(migrate=True)  # the demo sets up whatever database it is pointed at
     where = (
         "embedded SQLite + embedded broker" if rt.settings.embedded_database else "the configured database"
@@ -191,4 +209,6 @@ def print_dashboard(rt: Runtime, console: Console) -> None:
     with rt.db.read() as conn:
         figures = query_stats(conn, since=now - timedelta(hours=1), until=now)
     console.rule("summary updates")
-    console.print(stats_text(figures, "hour", rt.settings.summary_max_tokens), markup=False, highlight=False)
+    counts_tokens = chosen_llm(rt.settings) is not LLMChoice.OFFLINE
+    text = stats_text(figures, "hour", rt.settings.summary_max_tokens, counts_tokens=counts_tokens)
+    console.print(text, markup=False, highlight=False)

@@ -39,9 +39,24 @@ def _window(text: str) -> float:
         raise click.BadParameter(str(exc), param_hint="--since") from None
 
 
-def stats_text(s: UpdateStats, label: str, cap: int) -> str:
-    """The seed's dashboard block, plus the queue, LLM cost, paths and truncations."""
-    duration = "n/a" if s.avg_duration_ms is None else f"{s.avg_duration_ms / 1000:.1f}s"
+def duration_text(ms: float | None) -> str:
+    """Milliseconds below a second (a fast update is not "0.0s"), seconds above."""
+    if ms is None:
+        return "n/a"
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
+def stats_text(s: UpdateStats, label: str, cap: int, *, counts_tokens: bool = True) -> str:
+    """The seed's dashboard block, plus the queue, LLM cost, paths and truncations.
+
+    `counts_tokens=False` (the offline summarizer calls no model) says so instead of "0 in / 0 out".
+    """
+    duration = duration_text(s.avg_duration_ms)
+    tokens = (
+        f"{s.llm_input_tokens:,} in / {s.llm_output_tokens:,} out"
+        if counts_tokens
+        else "none counted (the offline summarizer calls no model)"
+    )
     cap_text = tokens_short(cap)
     size = (
         f"n/a (cap {cap_text} tokens)"
@@ -59,7 +74,7 @@ def stats_text(s: UpdateStats, label: str, cap: int) -> str:
             f"  Avg size: {size}",
             f"  Queue depth: {s.queue_depth:,} ({q.get('pending', 0):,} pending, "
             f"{q.get('running', 0):,} running, {q.get('failed', 0):,} parked)",
-            f"  LLM tokens: {s.llm_input_tokens:,} in / {s.llm_output_tokens:,} out",
+            f"  LLM tokens: {tokens}",
             f"  Paths taken: {paths}",
             f"  Truncations: {s.truncations:,}",
         ]

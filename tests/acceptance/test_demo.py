@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -46,8 +47,13 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running(tmp_path: Path) -> None
     out = result.stdout
     assert "summaries by the offline LLM" in out
     assert "exchange(s) left the window and were summarized" in out
+    assert "## Previously in This Session" in out  # all three tiers
     assert "## Yesterday" in out
     assert "## This Week" in out
+    assert "LLM tokens: none counted (the offline summarizer calls no model)" in out
+    duration = re.search(r"Avg duration: (\d+) ms|Avg duration: (\d+\.\d)s", out)
+    assert duration, out[-3000:]
+    assert duration.group(0) not in ("Avg duration: 0 ms", "Avg duration: 0.0s")
     assert "Sliding Window (" in out
     assert "[Outside window - in archival]" in out
     assert "Completed:" in out

@@ -1,0 +1,51 @@
+"""How the demo moves the bundled sample to the present: whole days, in UTC, ending at or before now."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from summarizer.cli.commands_demo import by_day, rebased
+from summarizer.cli.commands_ops import duration_text
+from summarizer.domain.messages import NewMessage
+from summarizer.ingest import read_records
+from summarizer.samples import sample_path
+
+Records = list[tuple[str, NewMessage]]
+
+
+def _sample() -> Records:
+    return [(r.agent_id, r.message) for r in read_records(sample_path(), "canonical", None, 1_048_576)]
+
+
+@pytest.mark.parametrize("hour", [0, 9, 13, 23])
+def test_the_replay_ends_within_a_day_before_now_and_keeps_every_time_of_day(hour: int) -> None:
+    records = _sample()
+    now = datetime(2026, 11, 23, hour, 30, tzinfo=UTC)
+    moved = rebased(records, now)
+    stamps = [m.created_at for _, m in moved if m.created_at is not None]
+    assert max(stamps) <= now
+    assert now - max(stamps) < timedelta(days=1)
+    originals = [m.created_at.astimezone(UTC) for _, m in records if m.created_at is not None]
+    assert {(new - old) % timedelta(days=1) for new, old in zip(stamps, originals, strict=True)} == {
+        timedelta(0)
+    }
+
+
+def test_each_sample_day_is_replayed_as_one_utc_day_whose_label_is_its_own_weekday() -> None:
+    records = _sample()
+    days = by_day(rebased(records, datetime(2026, 11, 23, 8, tzinfo=UTC)))
+    original_days = {m.created_at.astimezone(UTC).date() for _, m in records if m.created_at is not None}
+    assert len(days) == len(original_days) == 12
+    for day, chunk in days:
+        assert {m.created_at.astimezone(UTC).date() for _, m in chunk if m.created_at} == {day}
+        assert {m.created_at.astimezone(UTC).strftime("%a") for _, m in chunk if m.created_at} == {
+            day.strftime("%a")
+        }
+
+
+def test_durations_below_a_second_are_shown_in_milliseconds() -> None:
+    assert duration_text(None) == "n/a"
+    assert duration_text(42.4) == "42 ms"
+    assert duration_text(2500) == "2.5s"
