@@ -46,21 +46,15 @@ STOP_GRACE_S = 15.0
 
 
 def rebased(records: Sequence[tuple[str, NewMessage]], end: datetime) -> list[tuple[str, NewMessage]]:
-    """The same conversation moved by whole days, in UTC, so that its last message is at or before `end`
-    and as recent as possible.
+    """The same conversation moved in time so that its last message happens at `end`, stamped in UTC.
 
-    Whole days keep each message's time of day, so every working day of the sample stays one calendar day
-    (no day is split at midnight) and the day a message is replayed on is the day the summary's weekday
-    labels show (they are rendered in UTC too).
+    UTC is the zone the summary's weekday labels are rendered in, so the day a message is replayed on (see
+    `by_day`) is the day those labels show.
     """
-    stamps = [m.created_at.astimezone(UTC) for _, m in records if m.created_at is not None]
-    last = max(stamps)
-    days = (end.astimezone(UTC).date() - last.date()).days
-    if last + timedelta(days=days) > end:
-        days -= 1
-    shift = timedelta(days=days)
+    last = max(m.created_at for _, m in records if m.created_at is not None)
+    shift = end - last
     return [
-        (a, replace(m, created_at=m.created_at.astimezone(UTC) + shift if m.created_at else None))
+        (a, replace(m, created_at=(m.created_at + shift).astimezone(UTC) if m.created_at else None))
         for a, m in records
     ]
 
