@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.workers_bench import load
 from summarizer.composition import build_database, build_update_service
 from summarizer.logs import configure_logging
-from summarizer.service.updating import Outcome, UpdateService
+from summarizer.service.results import Outcome
+from summarizer.service.update import UpdateService
 from summarizer.settings import load_settings
 from summarizer.storage.schema import summary_update_queue
 from tests.support.services import fresh_postgres_database, migrate

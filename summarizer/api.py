@@ -12,15 +12,16 @@ from typing import Any
 
 import structlog
 
-from summarizer.domain.errors import SummarizerError
+from summarizer.domain.clock import utcnow
+from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.kinds import Kind, parse_kind
 from summarizer.domain.messages import NewMessage, StoredMessage
+from summarizer.engine.model import Summary
 from summarizer.engine.render import NO_SUMMARY_YET, SUMMARY_UNAVAILABLE
-from summarizer.storage.conversations import ConversationStore, IngestReport, UnknownAgent, utcnow
+from summarizer.storage.conversations import ConversationStore, IngestReport
 from summarizer.storage.database import Database
 from summarizer.storage.reading import (
     HistoryView,
-    SummaryRecord,
     agent_exists,
     load_history,
     load_summary,
@@ -30,7 +31,7 @@ from summarizer.storage.reading import (
 log = structlog.get_logger(__name__)
 
 
-SummaryRenderer = Callable[[SummaryRecord, datetime], str]
+SummaryRenderer = Callable[[Summary, datetime], str]
 """Turns a stored summary into the text a host sends; supplied by the summary engine."""
 
 

@@ -1,4 +1,9 @@
-"""The composition root: the one place that turns Settings into wired objects."""
+"""The composition root: the one place that reads Settings and turns them into wired objects.
+
+`load()` is the only call of `load_settings()`; `open_database()` the only place a database is built and
+brought to the current schema; `SqlStore` (the storage port's SQL backend) is chosen here and nowhere
+else. CLI commands and workers ask this module for what they need.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +13,38 @@ from typing import TYPE_CHECKING
 
 from summarizer.api import Summarizer
 from summarizer.domain.tokens import TokenCounter
-from summarizer.settings import Settings
+from summarizer.settings import Settings, load_settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
-from summarizer.storage.reading import SummaryRecord
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from summarizer.alerting.service import AlertService
     from summarizer.engine.model import Summary
-    from summarizer.service.updating import UpdateService, WorkerConfig
+    from summarizer.service.operations import Operations
+    from summarizer.service.results import WorkerConfig
+    from summarizer.service.update import UpdateService
+
+
+def load() -> Settings:
+    """The process's settings, read from the environment (the one call of `load_settings`)."""
+    return load_settings()
 
 
 def build_database(settings: Settings) -> Database:
+    """A database handle, schema unchecked (for `summarizer db` commands, which manage the schema)."""
     return Database(settings.resolved_database_url())
+
+
+def open_database(settings: Settings, *, migrate: bool | None = None) -> Database:
+    """The database at the current schema. `migrate` (default: only for the embedded database) upgrades a
+    schema that is behind instead of refusing to run."""
+    from summarizer.storage.migrations import ensure_schema
+
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
+    return db
 
 
 def build_token_counter(settings: Settings) -> TokenCounter:
@@ -43,20 +65,11 @@ def build_store(settings: Settings, db: Database) -> ConversationStore:
     return ConversationStore(db, config)
 
 
-def render_summary(record: SummaryRecord, now: datetime) -> str:
+def render_summary(summary: Summary, now: datetime) -> str:
     """The stored summary as the Markdown a host sends, with times relative to `now`."""
     from summarizer.engine.render import render_summary as render
 
-    return render(summary_from_record(record), now)
-
-
-def summary_from_record(record: SummaryRecord) -> Summary:
-    """The stored row as the engine's Summary (the same conversion the update service uses)."""
-    from summarizer.service.updating import to_engine_summary
-
-    summary = to_engine_summary(record)
-    assert summary is not None
-    return summary
+    return render(summary, now)
 
 
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:
@@ -77,7 +90,7 @@ def build_summarizer(settings: Settings, db: Database | None = None) -> Summariz
 
 def build_worker_config(settings: Settings) -> WorkerConfig:
     from summarizer.domain.retry import RetryPolicy
-    from summarizer.service.updating import WorkerConfig
+    from summarizer.service.results import WorkerConfig
 
     return WorkerConfig(
         batch_size=settings.batch_size,
@@ -97,11 +110,20 @@ def build_worker_config(settings: Settings) -> WorkerConfig:
 def build_update_service(settings: Settings, db: Database | None = None) -> UpdateService:
     """The worker side: claim -> engine -> commit. The LLM adapter is chosen by `summarizer.llm.factory`."""
     from summarizer.llm.factory import build_engine
-    from summarizer.service.updating import UpdateService
+    from summarizer.service.update import UpdateService
+    from summarizer.storage.sql_store import SqlStore
 
-    return UpdateService(
-        db or build_database(settings), build_engine(settings), build_worker_config(settings)
-    )
+    store = SqlStore(db or build_database(settings))
+    return UpdateService(store, build_engine(settings), build_worker_config(settings))
+
+
+def build_operations(settings: Settings, db: Database | None = None) -> Operations:
+    """The operators' facade (queue, stats, alerts, requeue) for the CLI and any other front end."""
+    from summarizer.service.operations import Operations
+    from summarizer.storage.sql_store import SqlStore
+
+    db = db or open_database(settings)
+    return Operations(SqlStore(db), build_alert_service(settings, db), wake=build_wakeup(settings))
 
 
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:

@@ -33,7 +33,8 @@ import structlog
 from celery.beat import PersistentScheduler
 from celery.signals import beat_embedded_init, beat_init
 
-from summarizer.settings import Settings, load_settings
+from summarizer import composition
+from summarizer.settings import Settings
 from workers.parent_death import bind_to_parent
 
 log = structlog.get_logger("workers.beat")
@@ -149,7 +150,7 @@ def take_guard() -> None:
     worker = _supervising_worker()
     if worker is not None:
         bind_to_parent(worker)
-    settings = load_settings()
+    settings = composition.load()
     try:
         _held.append(acquire_beat_guard(settings))
     except BeatAlreadyRunning as exc:

@@ -41,7 +41,7 @@ import structlog
 from celery import Celery, bootsteps
 from celery.signals import worker_shutting_down
 
-from summarizer.settings import load_settings
+from summarizer import composition
 from workers.beat import EXIT_BEAT_TAKEN, PARENT_PID_ENV, guard_is_free
 
 log = structlog.get_logger("workers.beat_supervisor")
@@ -170,7 +170,7 @@ class SupervisedBeat(bootsteps.StartStopStep):
     def create(self, parent: Any) -> BeatSupervisor:  # type: ignore[override]  # celery-types says None
         level = parent.loglevel
         name = logging.getLevelName(level) if isinstance(level, int) else str(level or "INFO")
-        settings = load_settings()
+        settings = composition.load()
         supervisor = BeatSupervisor(beat_command(name), lambda: guard_is_free(settings))
         _supervisors.append(supervisor)
         return supervisor

@@ -4,33 +4,36 @@ from __future__ import annotations
 
 import threading
 
+from summarizer import composition
 from summarizer.alerting.service import AlertService
-from summarizer.composition import build_alert_service, build_database, build_update_service
-from summarizer.service.updating import UpdateService
-from summarizer.settings import load_settings
-from summarizer.storage.migrations import ensure_schema
+from summarizer.service.update import UpdateService
+from summarizer.settings import Settings
+from summarizer.storage.database import Database
 
 _lock = threading.Lock()
-_service: UpdateService | None = None
+_built: tuple[Settings, Database, UpdateService] | None = None
 _alert_service: AlertService | None = None
 
 
-def service() -> UpdateService:
-    global _service
+def _build() -> tuple[Settings, Database, UpdateService]:
+    global _built
     with _lock:
-        if _service is None:
-            settings = load_settings()
-            db = build_database(settings)
-            ensure_schema(db, auto_upgrade=settings.embedded_database)
-            _service = build_update_service(settings, db)
-        return _service
+        if _built is None:
+            settings = composition.load()
+            db = composition.open_database(settings)
+            _built = (settings, db, composition.build_update_service(settings, db))
+        return _built
+
+
+def service() -> UpdateService:
+    return _build()[2]
 
 
 def alert_service() -> AlertService:
     """The per-process alert service, sharing the update service's database (built on first use)."""
     global _alert_service
-    db = service().db  # takes the lock itself: call it before taking the lock here
+    settings, db, _ = _build()  # takes the lock itself: call it before taking the lock here
     with _lock:
         if _alert_service is None:
-            _alert_service = build_alert_service(load_settings(), db)
+            _alert_service = composition.build_alert_service(settings, db)
         return _alert_service

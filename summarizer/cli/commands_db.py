@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from summarizer import composition
 from summarizer.composition import build_database
-from summarizer.settings import load_settings
 from summarizer.storage import migrations
 
 
@@ -18,7 +18,7 @@ def db() -> None:
 @click.argument("revision", default="head")
 def upgrade(revision: str) -> None:
     """Upgrade the schema to REVISION (default: the newest)."""
-    database = build_database(load_settings())
+    database = build_database(composition.load())
     migrations.upgrade(database, revision)
     click.echo(f"database at {migrations.current_revision(database)}")
 
@@ -27,7 +27,7 @@ def upgrade(revision: str) -> None:
 @click.argument("revision", default="-1")
 def downgrade(revision: str) -> None:
     """Downgrade the schema to REVISION (default: one step back; 'base' removes every table)."""
-    database = build_database(load_settings())
+    database = build_database(composition.load())
     migrations.downgrade(database, revision)
     click.echo(f"database at {migrations.current_revision(database) or 'base'}")
 
@@ -35,5 +35,5 @@ def downgrade(revision: str) -> None:
 @db.command()
 def current() -> None:
     """Print the schema revision of the configured database."""
-    database = build_database(load_settings())
+    database = build_database(composition.load())
     click.echo(migrations.current_revision(database) or "base (no schema)")

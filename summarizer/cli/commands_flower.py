@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 
 import click
 
-from summarizer.settings import SettingsError, load_settings
+from summarizer import composition
+from summarizer.settings import SettingsError
 
 CELERY_APP = "workers.app"
 SETTING_VARIABLE = "SUMMARIZER_FLOWER_BASIC_AUTH"
@@ -131,7 +132,7 @@ def flower(port: int, address: str, insecure: bool, flower_args: tuple[str, ...]
 
     Extra arguments go to Flower as they are, e.g. `summarizer flower -- --url_prefix=flower`.
     """
-    settings = load_settings()
+    settings = composition.load()
     if not settings.broker_url:
         raise SettingsError(
             "Flower needs SUMMARIZER_BROKER_URL (e.g. redis://...): the embedded broker sends no task events"

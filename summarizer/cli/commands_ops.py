@@ -7,29 +7,26 @@ is what the rules saw.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import click
 
+from summarizer import composition
 from summarizer.alerting.service import EvaluationReport
-from summarizer.alerting.store import AlertRecord
-from summarizer.composition import build_alert_service, build_database
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.humanize import age, tokens_short
-from summarizer.settings import Settings, load_settings
-from summarizer.storage.database import Database
-from summarizer.storage.migrations import ensure_schema
-from summarizer.storage.stats import UpdateStats, query_stats
+from summarizer.service.operations import Operations
+from summarizer.settings import Settings
+from summarizer.storage.alerts import AlertRecord
+from summarizer.storage.port import UpdateStats
 
 
-def _open() -> tuple[Settings, Database]:
-    """Settings and a database at the current schema; not `open_runtime()`, whose conversation facade
-    would load the LLM SDK (seconds of imports) for commands that only read a few tables."""
-    settings = load_settings()
-    db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
-    return settings, db
+def _open() -> tuple[Settings, Operations]:
+    """Settings and the operators' facade; not `open_runtime()`, whose conversation facade would load the
+    LLM SDK (seconds of imports) for commands that only read a few tables."""
+    settings = composition.load()
+    return settings, composition.build_operations(settings)
 
 
 def _window(text: str) -> float:
@@ -87,10 +84,8 @@ def stats_text(s: UpdateStats, label: str, cap: int, *, counts_tokens: bool = Tr
 def stats(as_json: bool, since: str) -> None:
     """Summary update figures over a recent window, and the queue as it is now."""
     seconds = _window(since)
-    settings, db = _open()
-    now = datetime.now(UTC)
-    with db.read() as conn:
-        figures = query_stats(conn, since=now - timedelta(seconds=seconds), until=now)
+    settings, ops = _open()
+    figures = ops.stats(seconds)
     label = format_duration(seconds)
     if as_json:
         doc = figures.to_json(settings.summary_max_tokens)
@@ -141,7 +136,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
     """Open alerts (all with --all); `alerts ack ID` acknowledges one, `alerts check` evaluates now."""
     if ctx.invoked_subcommand is not None:
         return
-    records = build_alert_service(*_open()).list_alerts(include_resolved=show_all, limit=limit)
+    records = _open()[1].alerts(include_resolved=show_all, limit=limit)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in records], indent=2))
         return
@@ -156,7 +151,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
 @click.argument("alert_id", type=int, metavar="ID")
 def ack(alert_id: int) -> None:
     """Acknowledge alert ID: it stays open until its condition clears, but is not sent anywhere else."""
-    record = build_alert_service(*_open()).ack(alert_id)
+    record = _open()[1].ack_alert(alert_id)
     assert record.acknowledged_at is not None
     click.echo(f"alert #{record.id} ({record.kind}) acknowledged at {record.acknowledged_at.isoformat()}")
 
@@ -179,7 +174,7 @@ def report_text(report: EvaluationReport) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def check(as_json: bool) -> None:
     """Evaluate the rules and deliver pending notices now (what beat does every ALERT_INTERVAL)."""
-    report = build_alert_service(*_open()).evaluate()
+    report = _open()[1].check_alerts()
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else report_text(report))
     if report.errors:
         raise SystemExit(1)

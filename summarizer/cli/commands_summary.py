@@ -8,10 +8,9 @@ from datetime import UTC, datetime
 import click
 
 from summarizer.cli.runtime import open_runtime
-from summarizer.composition import summary_from_record
+from summarizer.domain.errors import UnknownAgent
 from summarizer.engine.render import render_summary
 from summarizer.engine.tiers import KEEP_FOR_DAYS
-from summarizer.storage.conversations import UnknownAgent
 from summarizer.storage.reading import agent_exists, load_summary
 from summarizer.views import summary_json
 
@@ -41,7 +40,7 @@ def summary(agent_id: str, as_json: bool, now_text: str | None) -> None:
         if not agent_exists(conn, agent_id):
             raise UnknownAgent(agent_id)
         record = load_summary(conn, agent_id)
-    current = summary_from_record(record) if record else None
+    current = record
     markdown = render_summary(current, now)
     if as_json:
         payload = summary_json(current, agent_id, markdown, rt.settings.summary_max_tokens)

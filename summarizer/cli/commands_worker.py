@@ -15,12 +15,9 @@ import sys
 
 import click
 
-from summarizer.composition import build_database, build_update_service
-from summarizer.settings import Settings, load_settings
-from summarizer.storage import queue as queue_rows
-from summarizer.storage.conversations import utcnow
-from summarizer.storage.migrations import ensure_schema
-from summarizer.storage.queue_upsert import STATES as QUEUE_STATES
+from summarizer import composition
+from summarizer.domain.clock import utcnow
+from summarizer.domain.queue_states import STATES as QUEUE_STATES
 
 CELERY_APP = "workers.app"
 # Takes the single-beat guard before the schedule file is opened (see workers/beat.py).
@@ -63,8 +60,8 @@ def worker(
     concurrency: int | None, pool: str | None, with_beat: bool | None, hostname: str | None, loglevel: str
 ) -> None:
     """Run a summary worker (the same as `celery -A workers.app worker`)."""
-    settings = load_settings()
-    ensure_schema(build_database(settings), auto_upgrade=settings.embedded_database)
+    settings = composition.load()
+    composition.open_database(settings)
     args = ["worker", "-l", loglevel, "-Q", "summarizer"]
     if concurrency:
         args += ["-c", str(concurrency)]
@@ -92,10 +89,10 @@ def beat(loglevel: str) -> None:
 @click.option("--max-runs", type=int, help="Stop after this many updates.")
 def drain(agent_id: str | None, max_runs: int | None) -> None:
     """Process every due queue row in this process, then exit (scripts, tests, backfills)."""
-    settings = load_settings()
-    db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
-    report = build_update_service(settings, db).drain(agent_id, max_runs)
+    settings = composition.load()
+    report = composition.build_update_service(settings, composition.open_database(settings)).drain(
+        agent_id, max_runs
+    )
     detail = ", ".join(f"{k}: {v}" for k, v in sorted(report.by_outcome.items())) or "nothing was due"
     click.echo(f"drained {report.runs} update(s) ({detail})")
 
@@ -111,11 +108,7 @@ def drain(agent_id: str | None, max_runs: int | None) -> None:
 )
 def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
     """The summary update queue: one row per agent."""
-    settings = load_settings()
-    db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
-    with db.read() as conn:
-        rows = queue_rows.list_rows(conn, states=states or None)
+    rows = composition.build_operations(composition.load()).queue(states or None)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in rows], indent=2))
         return
@@ -137,33 +130,14 @@ def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
 @click.argument("agent_id")
 def requeue(agent_id: str) -> None:
     """Re-arm AGENT's summary updates (after it was parked as failed)."""
-    settings = load_settings()
-    db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
-    with db.write() as conn:
-        previous = queue_rows.requeue(conn, agent_id, utcnow())
-    if previous is None:
+    done = composition.build_operations(composition.load()).requeue(agent_id)
+    if done is None:
         raise click.ClickException(f"unknown agent {agent_id!r}")
-    if previous == "running":
+    if done.previous == "running":
         click.echo(f"{agent_id}: an update is running; it will be re-queued if it fails")
         return
-    _wake(settings, agent_id)
-    click.echo(f"{agent_id}: {previous} -> pending")
-
-
-def _wake(settings: Settings, agent_id: str) -> None:
-    """Send the re-armed agent to a worker now rather than at the dispatcher's next run. A lost wake-up
-    only delays: the dispatcher finds every pending row anyway."""
-    from summarizer.composition import build_wakeup
-
-    wakeup = build_wakeup(settings)
-    try:
-        wakeup([agent_id])
-    except Exception as exc:
+    if done.wake_error is not None:
         click.echo(
-            f"{agent_id}: no wake-up sent ({type(exc).__name__}); the dispatcher will pick it up", err=True
+            f"{agent_id}: no wake-up sent ({done.wake_error}); the dispatcher will pick it up", err=True
         )
-    finally:
-        close = getattr(wakeup, "close", None)
-        if close is not None:
-            close()
+    click.echo(f"{agent_id}: {done.previous} -> pending")

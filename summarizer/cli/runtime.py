@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from summarizer import composition
 from summarizer.api import Summarizer
-from summarizer.composition import build_database, build_summarizer
-from summarizer.settings import Settings, load_settings
+from summarizer.settings import Settings
 from summarizer.storage.database import Database
-from summarizer.storage.migrations import ensure_schema
 
 
 @dataclass
@@ -21,7 +20,6 @@ class Runtime:
 def open_runtime(*, migrate: bool | None = None) -> Runtime:
     """Settings, the database at the current schema, the facade. `migrate` (default: only for the embedded
     database) upgrades a schema that is behind instead of refusing to run."""
-    settings = load_settings()
-    db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
-    return Runtime(settings, db, build_summarizer(settings, db))
+    settings = composition.load()
+    db = composition.open_database(settings, migrate=migrate)
+    return Runtime(settings, db, composition.build_summarizer(settings, db))

@@ -14,3 +14,9 @@ class InvalidMessage(SummarizerError):
         self.reason = reason
         self.where = where
         super().__init__(f"{where}: {reason}" if where else reason)
+
+
+class UnknownAgent(SummarizerError):
+    def __init__(self, agent_id: str) -> None:
+        super().__init__(f"unknown agent {agent_id!r}")
+        self.agent_id = agent_id

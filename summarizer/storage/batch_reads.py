@@ -19,18 +19,20 @@ from typing import Any
 from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
 
 from summarizer.domain.messages import EvictedExchange, StoredMessage
+from summarizer.engine.model import Summary
 from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.driver_statements import DriverStatement
-from summarizer.storage.reading import SummaryRecord, message_from_row
+from summarizer.storage.reading import message_from_row
 from summarizer.storage.schema import agents, exchanges, messages, summaries
+from summarizer.storage.summary_rows import summary_from_row
 
 
 @dataclass(frozen=True, slots=True)
 class AgentState:
     window_start: int
     unsummarized_since: datetime | None
-    summary: SummaryRecord | None
+    summary: Summary | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,7 @@ def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
 
 
 def _agent_state(agent_id: str, row: Any) -> AgentState:
-    summary = SummaryRecord.from_row(agent_id, row) if row.version is not None else None
+    summary = summary_from_row(agent_id, row) if row.version is not None else None
     return AgentState(row.window_start, row.unsummarized_since, summary)
 
 

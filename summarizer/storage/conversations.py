@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, RowMapping, and_, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from summarizer.domain.errors import InvalidMessage, SummarizerError
+from summarizer.domain.clock import Clock, utcnow
+from summarizer.domain.errors import InvalidMessage, SummarizerError, UnknownAgent
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import TokenCounter, message_tokens
 from summarizer.domain.window import Eviction, EvictReason, Plan, WindowPlanner, WindowState
@@ -27,19 +28,8 @@ from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import arm_queue_row
 from summarizer.storage.schema import agents, exchanges, messages
 
-Clock = Callable[[], datetime]
 LOOKUP_CHUNK = 64
 HOST_ID_CHUNK = 500
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UnknownAgent(SummarizerError):
-    def __init__(self, agent_id: str) -> None:
-        super().__init__(f"unknown agent {agent_id!r}")
-        self.agent_id = agent_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,9 +35,10 @@ from sqlalchemy import (
 )
 
 from summarizer.domain.errors import SummarizerError
+from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
 from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
 from summarizer.storage.constants import inline
-from summarizer.storage.queue_upsert import FAILED, IDLE, PENDING, RUNNING, arm_queue_row
+from summarizer.storage.queue_upsert import arm_queue_row
 from summarizer.storage.schema import agents, alerts
 from summarizer.storage.schema import summary_update_queue as q
 

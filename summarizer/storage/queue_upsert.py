@@ -7,14 +7,9 @@ from datetime import datetime
 from sqlalchemy import Connection, case, select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
 from summarizer.storage.schema import agents
 from summarizer.storage.schema import summary_update_queue as q
-
-PENDING = "pending"
-RUNNING = "running"
-IDLE = "idle"
-FAILED = "failed"
-STATES = (PENDING, RUNNING, IDLE, FAILED)
 
 
 def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
+from summarizer.engine.model import Summary
 from summarizer.storage.schema import agents, exchanges, messages, summaries
+from summarizer.storage.summary_rows import summary_from_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,30 +36,6 @@ class HistoryView:
     window_tokens: int
     preamble_tokens: int
     exchanges: tuple[ExchangeView, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryRecord:
-    agent_id: str
-    version: int
-    items: list[dict[str, Any]]
-    token_count: int
-    covered_through_exchange_id: int | None
-    last_aged_on: date | None
-    updated_at: datetime
-
-    @classmethod
-    def from_row(cls, agent_id: str, row: Any) -> SummaryRecord:
-        """From any row holding the `summaries` columns as attributes (also the update's claim-and-read)."""
-        return cls(
-            agent_id=agent_id,
-            version=row.version,
-            items=list(row.items),
-            token_count=row.token_count,
-            covered_through_exchange_id=row.covered_through_exchange_id,
-            last_aged_on=row.last_aged_on,
-            updated_at=row.updated_at,
-        )
 
 
 def agent_exists(conn: Connection, agent_id: str) -> bool:
@@ -127,8 +105,8 @@ def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]
     return [message_from_row(r) for r in rows]
 
 
-def load_summary(conn: Connection, agent_id: str) -> SummaryRecord | None:
+def load_summary(conn: Connection, agent_id: str) -> Summary | None:
     row = conn.execute(select(summaries).where(summaries.c.agent_id == agent_id)).first()
     if row is None:
         return None
-    return SummaryRecord.from_row(agent_id, row)
+    return summary_from_row(agent_id, row)

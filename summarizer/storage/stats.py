@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import Connection, case, func, literal, select
 
-from summarizer.storage.queue_upsert import FAILED, IDLE, PENDING, RUNNING
+from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
 from summarizer.storage.schema import summary_runs as runs
 from summarizer.storage.schema import summary_update_queue as q
 

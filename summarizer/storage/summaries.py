@@ -17,23 +17,14 @@ from sqlalchemy import Connection, Update, and_, bindparam, case, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.errors import SummarizerError
+from summarizer.engine.model import Summary
 from summarizer.storage.constants import inline
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs
+from summarizer.storage.summary_rows import summary_values
 
 
 class StaleSummary(SummarizerError):
     """The summary or the batch moved on since the update read them; its result must be discarded."""
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryVersion:
-    agent_id: str
-    version: int
-    items: list[dict[str, Any]]
-    token_count: int
-    covered_through_exchange_id: int | None
-    last_aged_on: date | None
-    updated_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +87,8 @@ _SWAP_INSERT = {
 }
 
 
-def swap_params(new: SummaryVersion, from_version: int) -> dict[str, Any]:
-    params = {
-        "sv_agent_id": new.agent_id,
-        "sv_version": new.version,
-        "sv_items": new.items,
-        "sv_token_count": new.token_count,
-        "sv_covered_through_exchange_id": new.covered_through_exchange_id,
-        "sv_last_aged_on": new.last_aged_on,
-        "sv_updated_at": new.updated_at,
-    }
+def swap_params(new: Summary, from_version: int) -> dict[str, Any]:
+    params = {f"sv_{name}": value for name, value in summary_values(new).items()}
     if from_version:
         params["sv_from_version"] = from_version
     return params
@@ -119,7 +102,7 @@ def swap_statement(dialect: str, from_version: int) -> Any:
     return _SWAP_UPDATE
 
 
-def swap_summary(conn: Connection, new: SummaryVersion, from_version: int) -> None:
+def swap_summary(conn: Connection, new: Summary, from_version: int) -> None:
     """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
     stmt = swap_statement(conn.dialect.name, from_version)
     if conn.execute(stmt, swap_params(new, from_version)).first() is None:
@@ -221,13 +204,3 @@ def agents_due_for_aging(conn: Connection, today: date, limit: int, after: str =
         .limit(limit)
     )
     return list(conn.execute(stmt).scalars())
-
-
-def stamp_aged(conn: Connection, agent_id: str, version: int, today: date) -> bool:
-    """Record that aging ran today without changing the summary (nothing moved); CAS on the version."""
-    result = conn.execute(
-        update(summaries)
-        .where(summaries.c.agent_id == agent_id, summaries.c.version == version)
-        .values(last_aged_on=today)
-    )
-    return result.rowcount == 1

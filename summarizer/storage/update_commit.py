@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import Connection, Integer, bindparam, case, exists, func, select
 from sqlalchemy.exc import DBAPIError
 
+from summarizer.engine.model import Summary
 from summarizer.storage import alerts, queue
 from summarizer.storage.constants import inline
 from summarizer.storage.database import Database
@@ -36,7 +37,6 @@ from summarizer.storage.summaries import (
     TAKE_OFF,
     RunRecord,
     StaleSummary,
-    SummaryVersion,
     mark_folded,
     mark_folded_params,
     record_run,
@@ -54,7 +54,7 @@ class UpdateCommit:
     """What a successful update writes."""
 
     claim: queue.Claim
-    summary: SummaryVersion
+    summary: Summary
     from_version: int
     first_exchange_id: int
     last_exchange_id: int

@@ -19,10 +19,12 @@ from summarizer.domain.alert_rules import FAILURE_RATE_HIGH, QUEUE_DEPTH_HIGH, A
 from summarizer.domain.retry import RetryPolicy
 from summarizer.engine.ports import LLMPermanentError
 from summarizer.llm.fake import FakeLLM
-from summarizer.service.updating import Outcome, UpdateService, WorkerConfig
+from summarizer.service.results import Outcome, WorkerConfig
+from summarizer.service.update import UpdateService
 from summarizer.storage import alerts
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summary_update_queue
+from summarizer.storage.sql_store import SqlStore
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
 from tests.support.fake_webhook import fake_webhook
@@ -338,7 +340,7 @@ def test_an_unusable_database_is_reported_not_raised(tmp_path: Path) -> None:
 def test_the_workers_per_agent_alert_is_delivered_and_its_resolution_too(db: Database) -> None:
     feed(make_store(db), "bot", 6)
     config = WorkerConfig(batch_size=3, retry=RetryPolicy(max_retries=2, base_seconds=1, max_seconds=4))
-    failing = UpdateService(db, fake_engine(FakeLLM([LLMPermanentError("bad request")])), config)
+    failing = UpdateService(SqlStore(db), fake_engine(FakeLLM([LLMPermanentError("bad request")])), config)
     assert failing.run("bot").outcome is Outcome.PARKED
     clock = Clock()
     clock.advance(30)
@@ -352,7 +354,7 @@ def test_the_workers_per_agent_alert_is_delivered_and_its_resolution_too(db: Dat
         assert "for agent bot" in post["text"]
         assert "bad request" in post["text"]
 
-        healthy = UpdateService(db, fake_engine(), config)
+        healthy = UpdateService(SqlStore(db), fake_engine(), config)
         assert healthy.requeue("bot") == "failed"
         assert healthy.run("bot").outcome is Outcome.OK  # the worker resolves its own alert
         clock.advance(60)

@@ -9,19 +9,20 @@ import pytest
 from sqlalchemy import insert
 
 from summarizer.api import NO_SUMMARY_YET, SUMMARY_UNAVAILABLE, Summarizer
+from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.conversations import ConversationStore, StoreConfig, UnknownAgent
+from summarizer.engine.model import Summary
+from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
-from summarizer.storage.reading import SummaryRecord
 from summarizer.storage.schema import summaries
 from summarizer.views import history_json, history_text
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
-def render(record: SummaryRecord, now: datetime) -> str:
-    return " | ".join(str(item["text"]) for item in record.items)
+def render(record: Summary, now: datetime) -> str:
+    return " | ".join(item.text for item in record.items)
 
 
 def facade(db: Database, budget: int = 70, woken: list[str] | None = None) -> Summarizer:
@@ -101,7 +102,7 @@ def test_unreadable_summary_gives_the_unavailable_placeholder(db: Database) -> N
             )
         )
 
-    def broken(record: SummaryRecord, now: datetime) -> str:
+    def broken(record: Summary, now: datetime) -> str:
         raise KeyError("text")
 
     api._render = broken

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import event, func, select
 
-from summarizer.domain.errors import InvalidMessage
+from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.conversations import ConversationStore, StoreConfig, UnknownAgent
+from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import agents_waiting_past
 from summarizer.storage.reading import load_history, load_window_messages

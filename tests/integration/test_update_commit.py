@@ -10,11 +10,14 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, select, text, update
 
-from summarizer.service.updating import UpdateService, WorkerConfig
+from summarizer.engine.model import Importance, Summary, SummaryItem, Tier
+from summarizer.service.results import WorkerConfig
+from summarizer.service.update import UpdateService
 from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
-from summarizer.storage.summaries import RunRecord, StaleSummary, SummaryVersion, swap_summary
+from summarizer.storage.sql_store import SqlStore
+from summarizer.storage.summaries import RunRecord, StaleSummary, swap_summary
 from summarizer.storage.update_commit import UpdateCommit, commit_update
 from tests.support.fleet import wait_for
 from tests.support.workload import (
@@ -38,11 +41,13 @@ def _everything(db: Database) -> dict[str, list[Any]]:
         }
 
 
-def _version(version: int, covered: int, agent_id: str = "a") -> SummaryVersion:
-    return SummaryVersion(
+def _version(version: int, covered: int, agent_id: str = "a") -> Summary:
+    now = _now()
+    item = SummaryItem(f"i{version}", Tier.SESSION, "did things", now, now, 3, Importance.MEDIUM, (covered,))
+    return Summary(
         agent_id=agent_id,
         version=version,
-        items=[{"id": f"i{version}", "tier": "session", "text": "did things"}],
+        items=(item,),
         token_count=3,
         covered_through_exchange_id=covered,
         last_aged_on=None,
@@ -178,7 +183,7 @@ def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(
 def _race_store_and_updates(db: Database, agent_id: str, exchanges_count: int) -> list[BaseException]:
     """One thread records `exchanges_count` exchanges for the agent while two run its updates meanwhile."""
     store = make_store(db)
-    service = UpdateService(db, fake_engine(), WorkerConfig(batch_size=3, follow_on_seconds=0))
+    service = UpdateService(SqlStore(db), fake_engine(), WorkerConfig(batch_size=3, follow_on_seconds=0))
     failures: list[BaseException] = []
     recorded = threading.Event()
 

@@ -1,0 +1,63 @@
+"""The daily aging pass: every summary not yet aged today moves its items to older tiers (or drops them)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import structlog
+
+from summarizer.domain.clock import Clock
+from summarizer.engine.engine import SummaryEngine
+from summarizer.service.results import AgingReport
+from summarizer.storage.port import StaleSummary, UpdateStore
+
+log = structlog.get_logger("summarizer.worker")
+AGING_PAGE = 500
+
+
+class Aging:
+    def __init__(self, store: UpdateStore, engine: SummaryEngine, clock: Clock) -> None:
+        self.store = store
+        self.engine = engine
+        self._clock = clock
+
+    def age_all(self) -> int:
+        """The daily aging pass over every summary not yet aged today; idempotent per agent and day.
+
+        Runs every AGING_INTERVAL, so after downtime the first sweep catches up. A summary that an update
+        changed meanwhile fails the version check and is simply picked up by the next sweep.
+        """
+        return self.age().agents
+
+    def age(self, now: datetime | None = None, agent_id: str | None = None) -> AgingReport:
+        """Age every summary (or one agent's) as of `now` (default: the clock); returns what moved."""
+        now = now or self._clock()
+        report = AgingReport()
+        if agent_id is not None:
+            self._age_one(agent_id, now, report)
+            return report
+        after = ""
+        while True:
+            page = self.store.agents_due_for_aging(now.date(), AGING_PAGE, after)
+            for name in page:
+                self._age_one(name, now, report)
+            if len(page) < AGING_PAGE:
+                return report
+            after = page[-1]
+
+    def _age_one(self, agent_id: str, now: datetime, report: AgingReport) -> None:
+        summary = self.store.load_summary(agent_id)
+        if summary is None:
+            return
+        result = self.engine.age(summary, now)
+        if result.skipped:
+            return
+        try:
+            self.store.swap_summary(result.summary, summary.version)
+        except StaleSummary:
+            return
+        report.agents += 1
+        report.moved += result.moved
+        report.dropped += result.dropped
+        if result.moved or result.dropped:
+            log.info("summary.aged", agent_id=agent_id, moved=result.moved, dropped=result.dropped)

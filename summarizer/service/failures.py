@@ -1,0 +1,116 @@
+"""A failed update becomes a decision of the pure retry policy: retry later, or park the row and raise one
+alert for the incident. The last good summary is never touched by a failure."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime
+
+import structlog
+
+from summarizer.domain.clock import Clock
+from summarizer.domain.messages import EvictedExchange
+from summarizer.domain.retry import RetryAt
+from summarizer.engine.errors import AnswerRejected
+from summarizer.engine.model import Summary
+from summarizer.engine.ports import LLMPermanentError, LLMTransientError
+from summarizer.service.results import Outcome, RunResult, WorkerConfig, error_text
+from summarizer.service.runs import run_record
+from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
+from summarizer.storage.port import AlertDraft, Claim, RunRecord, UpdateStore
+
+log = structlog.get_logger("summarizer.worker")
+
+
+def parked_alert(agent_id: str, failures: int, error: str) -> AlertDraft:
+    message = f"summary updates for agent {agent_id!r} are parked after {failures} failure(s): {error}"
+    return AlertDraft(SUMMARY_UPDATES_FAILING, agent_id, message, {"failures": failures, "error": error})
+
+
+def log_alert_raised(alert: AlertDraft) -> None:
+    """The critical log line is the first alert sink; the table row is the record."""
+    log.critical("alert.raised", kind=alert.kind, alert_agent=alert.agent_id, message=alert.message)
+
+
+class Failures:
+    """Retry or park a claimed row whose update failed (or whose attempts died unfinished)."""
+
+    def __init__(self, store: UpdateStore, config: WorkerConfig, clock: Clock, rng: random.Random) -> None:
+        self.store = store
+        self.config = config
+        self._clock = clock
+        self._rng = rng
+
+    def fail(
+        self,
+        claim: Claim,
+        started: datetime,
+        exc: Exception,
+        summary: Summary | None,
+        batch: Sequence[EvictedExchange],
+    ) -> RunResult:
+        permanent = isinstance(exc, LLMPermanentError)
+        retry_after = exc.retry_after if isinstance(exc, LLMTransientError) else None
+        if not isinstance(exc, LLMTransientError | LLMPermanentError | AnswerRejected):
+            log.exception("update.unexpected_error")
+        failures = claim.consecutive_failures + 1
+        now = self._clock()
+        decision = self.config.retry.decide(
+            failures=failures, permanent=permanent, now=now, retry_after=retry_after, rng=self._rng
+        )
+        error = error_text(exc)
+        outcome = Outcome.RETRY if isinstance(decision, RetryAt) else Outcome.PARKED
+        run = run_record(
+            claim.agent_id,
+            outcome,
+            started=started,
+            finished=now,
+            worker=self.config.worker_name,
+            from_version=summary.version if summary else 0,
+            batch=batch,
+            error=error,
+        )
+        if isinstance(decision, RetryAt):
+            held = self.store.schedule_retry(
+                claim,
+                now,
+                available_at=decision.at,
+                priority=decision.priority,
+                failures=failures,
+                error=error,
+                run=run,
+            )
+            if not held:
+                return RunResult(claim.agent_id, Outcome.LOST, error=error)
+            log.warning(
+                "update.retry", error=error, failures=failures, delay_s=round(decision.delay_seconds, 2)
+            )
+            return RunResult(claim.agent_id, Outcome.RETRY, error=error)
+        if not self.park(claim, now, failures, f"{decision.reason}: {error}", run):
+            return RunResult(claim.agent_id, Outcome.LOST, error=error)
+        return RunResult(claim.agent_id, Outcome.PARKED, error=error)
+
+    def park(
+        self, claim: Claim, now: datetime, failures: int, error: str, run: RunRecord | None = None
+    ) -> bool:
+        """Park the row with its run record and alert; False if the claim was lost meanwhile."""
+        record = (
+            run
+            if run is not None
+            else run_record(
+                claim.agent_id,
+                Outcome.PARKED,
+                started=now,
+                finished=now,
+                worker=self.config.worker_name,
+                error=error,
+            )
+        )
+        alert = parked_alert(claim.agent_id, failures, error)
+        raised = self.store.park(claim, now, failures=failures, error=error, run=record, alert=alert)
+        if raised is None:
+            return False
+        if raised:
+            log_alert_raised(alert)
+        return True

@@ -1,0 +1,86 @@
+"""The operators' facade: the queue, the update figures, the alerts and a requeue, for any front end.
+
+The CLI (`summarizer queue|stats|alerts|requeue`) calls it today; an HTTP API would call the same
+methods. It returns plain values (rows, figures, alert records) and leaves the formatting to the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import structlog
+
+from summarizer.alerting.service import AlertService, EvaluationReport
+from summarizer.domain.clock import Clock, utcnow
+from summarizer.domain.queue_states import RUNNING
+from summarizer.storage.alerts import AlertRecord
+from summarizer.storage.port import OperatorStore, QueueRow, UpdateStats
+
+log = structlog.get_logger(__name__)
+
+Wake = Callable[[Sequence[str]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Requeued:
+    agent_id: str
+    previous: str
+    """The state the row had ("none": the agent had no row yet; "running": left alone, its worker owns it)."""
+    woken: bool
+    """A wake-up was sent (False: none was needed, or sending failed and the dispatcher will pick it up)."""
+    wake_error: str | None = None
+
+
+class Operations:
+    def __init__(
+        self,
+        store: OperatorStore,
+        alerts: AlertService,
+        *,
+        wake: Wake | None = None,
+        clock: Clock = utcnow,
+    ) -> None:
+        self.store = store
+        self.alert_service = alerts
+        self._wake = wake
+        self._clock = clock
+
+    def queue(self, states: Sequence[str] | None = None, agent_id: str | None = None) -> list[QueueRow]:
+        """The queue rows (one per agent), by state then most urgent first."""
+        return self.store.queue_rows(states=states or None, agent_id=agent_id)
+
+    def stats(self, window_seconds: float, now: datetime | None = None) -> UpdateStats:
+        """Update figures over the last `window_seconds`, and the queue as it is now."""
+        until = now or self._clock()
+        return self.store.stats(until - timedelta(seconds=window_seconds), until)
+
+    def alerts(self, *, include_resolved: bool = False, limit: int = 100) -> list[AlertRecord]:
+        """Open alerts (all with `include_resolved`), newest first."""
+        return self.alert_service.list_alerts(include_resolved=include_resolved, limit=limit)
+
+    def ack_alert(self, alert_id: int) -> AlertRecord:
+        """Acknowledge one alert (it stays open until its condition clears); raises for an unknown id."""
+        return self.alert_service.ack(alert_id)
+
+    def check_alerts(self) -> EvaluationReport:
+        """Evaluate the alert rules and deliver pending notices now."""
+        return self.alert_service.evaluate()
+
+    def requeue(self, agent_id: str) -> Requeued | None:
+        """Re-arm an agent's updates (after it was parked) and wake a worker; None for an unknown agent."""
+        previous = self.store.requeue(agent_id, self._clock())
+        if previous is None:
+            return None
+        if previous == RUNNING or self._wake is None:
+            return Requeued(agent_id, previous, woken=False)
+        try:
+            self._wake([agent_id])
+        except Exception as exc:  # a lost wake-up only delays: the dispatcher finds every pending row
+            return Requeued(agent_id, previous, woken=False, wake_error=type(exc).__name__)
+        finally:
+            close = getattr(self._wake, "close", None)
+            if close is not None:
+                close()
+        return Requeued(agent_id, previous, woken=True)

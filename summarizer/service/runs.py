@@ -1,0 +1,52 @@
+"""The run record (`summary_runs`), built here and nowhere else, for every way an attempt can end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from summarizer.domain.messages import EvictedExchange
+from summarizer.engine.engine import UpdateOutcome
+from summarizer.service.results import Outcome
+from summarizer.storage.port import RunRecord
+
+
+def run_record(
+    agent_id: str,
+    outcome: Outcome,
+    *,
+    started: datetime,
+    finished: datetime,
+    worker: str,
+    from_version: int | None = None,
+    batch: Sequence[EvictedExchange] = (),
+    update: UpdateOutcome | None = None,
+    error: str | None = None,
+) -> RunRecord:
+    """What an attempt did: the batch it read, the version it started from and, when it committed
+    (`update`), the version it wrote and what the model cost; otherwise the error it ended with."""
+    run = RunRecord(
+        agent_id=agent_id,
+        started_at=started,
+        finished_at=finished,
+        outcome=outcome.value,
+        worker=worker,
+        from_version=from_version,
+        exchange_count=len(batch),
+        first_exchange_id=batch[0].id if batch else None,
+        last_exchange_id=batch[-1].id if batch else None,
+        error=error,
+    )
+    if update is None:
+        return run
+    return replace(
+        run,
+        to_version=update.summary.version,
+        path=update.path.value,
+        llm_input_tokens=update.llm_input_tokens,
+        llm_output_tokens=update.llm_output_tokens,
+        summary_tokens=update.summary_tokens,
+        truncated=update.truncated,
+        tokens_before_cap=update.tokens_before_cap,
+    )

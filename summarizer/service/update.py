@@ -1,0 +1,237 @@
+"""The update service: claim -> load -> engine -> ONE commit; the sweeps and aging hang off it.
+
+Everything a Celery task does lives here, so the same code runs in a worker, in `summarizer drain`, and in
+tests without a broker (or, on the in-memory store, without a database). It speaks only to the storage
+port (`storage/port.py`). Nothing is held open during the LLM call; an update is three short steps:
+
+1. claim the agent's queue row (lease + fresh claim token), committed at once, with the agent's state and
+   summary (one statement on PostgreSQL);
+2. read the batch of evicted, unsummarized exchanges with their messages; a batch still filling hands
+   the row back;
+3. after the engine answered, commit: take the batch off the agent's count, complete the queue row if our
+   claim token still holds it, compare-and-swap the summary version, mark the exchanges folded, write the
+   run record. Any guard failing rolls the whole write back, so a duplicate, late or rescued run never
+   folds an exchange twice.
+
+Failures (failures.py) become decisions of the pure retry policy; sweeps.py holds the beat's queue
+sweeps and aging.py the daily aging pass.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+import structlog
+
+from summarizer.domain.clock import Clock, utcnow
+from summarizer.domain.messages import EvictedExchange
+from summarizer.domain.queue_states import PENDING
+from summarizer.engine.engine import SummaryEngine, UpdateOutcome
+from summarizer.engine.model import Summary
+from summarizer.service.aging import Aging
+from summarizer.service.failures import Failures
+from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
+from summarizer.service.runs import run_record
+from summarizer.service.sweeps import Sweeps
+from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
+from summarizer.storage.port import (
+    AgentState,
+    Claim,
+    LostClaim,
+    Rescued,
+    StaleSummary,
+    UpdateCommit,
+    UpdateStore,
+)
+from summarizer.storage.queue import LEASE_EXPIRED_ERROR
+
+log = structlog.get_logger("summarizer.worker")
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    summary: Summary | None
+    exchanges: tuple[EvictedExchange, ...]
+    ready: bool
+
+
+class UpdateService:
+    def __init__(
+        self,
+        store: UpdateStore,
+        engine: SummaryEngine,
+        config: WorkerConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.config = config or WorkerConfig()
+        self._clock = clock or utcnow
+        self.failures = Failures(store, self.config, self._clock, rng or random.Random())
+        self.sweeps = Sweeps(store, self.config, self._clock)
+        self.aging = Aging(store, engine, self._clock)
+
+    # ----- one update -------------------------------------------------------------------------------
+
+    def run(self, agent_id: str | None = None) -> RunResult:
+        """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
+        started = self._clock()
+        claimed = self.store.claim(started, self.config.lease_seconds, agent_id)
+        if claimed is None:
+            return RunResult(agent_id, Outcome.NOTHING)
+        claim, state = claimed
+        structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
+        try:
+            return self._run_claimed(claim, state, started)
+        finally:
+            structlog.contextvars.unbind_contextvars("agent_id")
+
+    def _run_claimed(self, claim: Claim, state: AgentState | None, started: datetime) -> RunResult:
+        if claim.consecutive_failures > self.config.retry.max_retries:
+            error = f"{claim.consecutive_failures} attempts died unfinished ({LEASE_EXPIRED_ERROR})"
+            held = self.failures.park(claim, started, claim.consecutive_failures, error)
+            return RunResult(claim.agent_id, Outcome.PARKED if held else Outcome.LOST, error=error)
+        try:
+            batch = self._read_batch(claim.agent_id, state, started)
+        except Exception as exc:  # a row the code cannot take, or a failing read: a failure like any other
+            return self.failures.fail(claim, started, exc, None, ())
+        if not batch.ready:
+            row_state = self.store.finish_idle(claim, self._clock())
+            return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
+        return self._process(claim, started, batch)
+
+    def run_backlog(
+        self, agent_id: str | None, budget_seconds: float | None = None, *, or_any: bool = False
+    ) -> RunResult:
+        """`run(agent_id)`, then the agent's next full batches while they are due and the budget lasts.
+
+        With `or_any`, a wake-up whose agent has nothing due (a duplicate, a late message, a batch still
+        filling) claims the most urgent due row instead, so no wake-up is wasted while work waits; that
+        is what lets the dispatcher send only as many wake-ups as there are due rows.
+
+        A fast update (no model latency: the offline summarizer, a quick provider) would otherwise pay a
+        broker round trip and a task's overhead for each batch of a backlog. A slow one exhausts the budget
+        in its first update, so with a real model this is one update per task, as before. The last result
+        says whether the row is still due (`requeued`) and needs a wake-up.
+        """
+        budget = self.config.follow_on_seconds if budget_seconds is None else budget_seconds
+        deadline = time.monotonic() + budget
+        result = self.run(agent_id)
+        if or_any and agent_id is not None and result.outcome in (Outcome.NOTHING, Outcome.IDLE):
+            result = self.run(None)
+        while result.outcome is Outcome.OK and result.requeued and time.monotonic() < deadline:
+            result = self.run(result.agent_id)
+        return result
+
+    def _process(self, claim: Claim, started: datetime, batch: Batch) -> RunResult:
+        try:
+            outcome = self.engine.update(batch.summary, claim.agent_id, batch.exchanges, self._clock())
+        except Exception as exc:
+            return self.failures.fail(claim, started, exc, batch.summary, batch.exchanges)
+        try:
+            return self._commit(claim, started, batch, outcome)
+        except (StaleSummary, LostClaim) as exc:
+            lost = isinstance(exc, LostClaim)
+            if not lost:
+                self.store.release(claim, self._clock(), error_text(exc))
+            log.info("update.discarded", reason=str(exc), lost_claim=lost)
+            verdict = Outcome.LOST if lost else Outcome.STALE
+            return RunResult(claim.agent_id, verdict, error=str(exc), requeued=not lost)
+
+    def _read_batch(self, agent_id: str, state: AgentState | None, now: datetime) -> Batch:
+        """The summary and the oldest evicted, unsummarized exchanges, bounded by count and input tokens.
+
+        Ready when a full batch waits, when the oldest has waited past BATCH_MAX_WAIT, or when the batch is
+        bounded by size (there is more behind it).
+        """
+        cfg = self.config
+        if state is None:
+            return Batch(None, (), ready=False)
+        covered = (state.summary.covered_through_exchange_id if state.summary else None) or 0
+        found = self.store.read_batch(
+            agent_id,
+            after=covered,
+            before=state.window_start,
+            max_exchanges=cfg.max_batch_exchanges,
+            max_tokens=cfg.max_batch_input_tokens,
+        )
+        batch = found.exchanges
+        if not batch:
+            return Batch(state.summary, (), ready=False)
+        since = state.unsummarized_since
+        waited = since is not None and (now - since).total_seconds() >= cfg.batch_max_wait
+        bounded = len(batch) < found.candidates or found.candidates == cfg.max_batch_exchanges
+        ready = len(batch) >= cfg.batch_size or waited or bounded
+        return Batch(state.summary, batch, ready=ready)
+
+    def _commit(self, claim: Claim, started: datetime, batch: Batch, outcome: UpdateOutcome) -> RunResult:
+        from_version = batch.summary.version if batch.summary else 0
+        new = outcome.summary
+        finished = self._clock()
+        count = len(batch.exchanges)
+        run = run_record(
+            claim.agent_id,
+            Outcome.OK,
+            started=started,
+            finished=finished,
+            worker=self.config.worker_name,
+            from_version=from_version,
+            batch=batch.exchanges,
+            update=outcome,
+        )
+        commit = UpdateCommit(
+            claim=claim,
+            summary=new,
+            from_version=from_version,
+            first_exchange_id=batch.exchanges[0].id,
+            last_exchange_id=batch.exchanges[-1].id,
+            exchange_count=count,
+            run=run,
+            batch_size=self.config.batch_size,
+            now=finished,
+        )
+        committed = self.store.commit(commit)
+        if committed.alert_resolved:
+            log.warning("alert.resolved", kind=SUMMARY_UPDATES_FAILING, version=new.version)
+        log.info(
+            "update.done",
+            version=new.version,
+            exchanges=count,
+            path=outcome.path.value,
+            llm_in=outcome.llm_input_tokens,
+            llm_out=outcome.llm_output_tokens,
+            truncated=outcome.truncated,
+            ms=round((finished - started).total_seconds() * 1000),
+        )
+        return RunResult(
+            claim.agent_id,
+            Outcome.OK,
+            version=new.version,
+            exchanges=count,
+            requeued=committed.state == PENDING,
+        )
+
+    # ----- the sweeps and aging, as the beat's tasks and the CLI call them ---------------------------
+
+    def due(self, agent_id: str | None = None) -> list[str]:
+        return self.sweeps.due(agent_id)
+
+    def rescue(self) -> list[Rescued]:
+        return self.sweeps.rescue()
+
+    def requeue(self, agent_id: str) -> str | None:
+        return self.sweeps.requeue(agent_id)
+
+    def drain(self, agent_id: str | None = None, max_runs: int | None = None) -> DrainReport:
+        return self.sweeps.drain(self.run, agent_id, max_runs)
+
+    def age_all(self) -> int:
+        return self.aging.age_all()
+
+    def age(self, now: datetime | None = None, agent_id: str | None = None) -> AgingReport:
+        return self.aging.age(now, agent_id)

@@ -1,0 +1,156 @@
+"""The storage port: what the services need of a store, as protocols, and the values that cross it.
+
+The update service, its sweeps and aging speak only to `UpdateStore`; the operators' facade speaks only
+to `OperatorStore`. Each method is one short unit of work (its own transaction, or one statement), so a
+backend is free to run it the cheapest way its database allows: the SQL backend (`sql_store.py`) keeps
+PostgreSQL's one-statement claim-and-read and commit through `Database.run_hot`, and the in-memory fake
+(`summarizer/testing/memory_store.py`) runs the same contract in a dict for unit tests.
+
+Methods take and return plain values (the engine's `Summary`, `Claim`, `RunRecord`, `UpdateCommit`):
+never a connection, so no service can spread a transaction over calls it does not see. Where several
+writes must be atomic (a failure's row change, run record and alert; an update's commit), the whole set
+travels as one argument and one method writes it all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Protocol
+
+from summarizer.engine.model import Summary
+from summarizer.storage.batch_reads import AgentState, EvictedBatch
+from summarizer.storage.queue import Claim, LostClaim, QueueRow, Rescued
+from summarizer.storage.stats import UpdateStats
+from summarizer.storage.summaries import RunRecord, StaleSummary
+from summarizer.storage.update_commit import Committed, UpdateCommit
+
+__all__ = [
+    "AgentState",
+    "AlertDraft",
+    "Claim",
+    "Committed",
+    "EvictedBatch",
+    "LostClaim",
+    "OperatorStore",
+    "QueueRow",
+    "Rescued",
+    "RunRecord",
+    "StaleSummary",
+    "UpdateCommit",
+    "UpdateStats",
+    "UpdateStore",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AlertDraft:
+    """An alert to raise once per incident (no-op while one of the same kind and agent is open)."""
+
+    kind: str
+    agent_id: str | None
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+ParkedRun = Callable[[Rescued], tuple[RunRecord, AlertDraft]]
+"""For a row that rescue parked: the run record and the alert to write with it."""
+
+
+class UpdateStore(Protocol):
+    """An update's claim, read and commit, what a failure writes, and the beat's sweeps."""
+
+    # ----- one update ------------------------------------------------------------------------------
+    def claim(
+        self, now: datetime, lease_seconds: float, agent_id: str | None
+    ) -> tuple[Claim, AgentState | None] | None:
+        """Claim `agent_id`'s row (None: the most urgent due row), committed at once, with the agent's
+        state; None when nothing is claimable."""
+        ...
+
+    def read_batch(
+        self, agent_id: str, *, after: int, before: int, max_exchanges: int, max_tokens: int
+    ) -> EvictedBatch:
+        """The oldest evicted exchanges with `after` < id < `before`, bounded by count and tokens."""
+        ...
+
+    def finish_idle(self, claim: Claim, now: datetime) -> str | None:
+        """No batch was ready: the row goes idle (pending if dirty); None if the claim was lost."""
+        ...
+
+    def release(self, claim: Claim, now: datetime, reason: str) -> bool:
+        """Give the row back, pending and due now (a stale result)."""
+        ...
+
+    def commit(self, commit: UpdateCommit) -> Committed:
+        """Write a new summary version and all that depends on it, all or nothing.
+
+        Raises `LostClaim` or `StaleSummary` when a guard fails (see `storage/commit_guards.py`).
+        """
+        ...
+
+    # ----- failures --------------------------------------------------------------------------------
+    def schedule_retry(
+        self,
+        claim: Claim,
+        now: datetime,
+        *,
+        available_at: datetime,
+        priority: int,
+        failures: int,
+        error: str,
+        run: RunRecord,
+    ) -> bool:
+        """Back off the row to `available_at` and record `run`; False (nothing written) if the claim was lost."""
+        ...
+
+    def park(
+        self, claim: Claim, now: datetime, *, failures: int, error: str, run: RunRecord, alert: AlertDraft
+    ) -> bool | None:
+        """Park the row, record `run`, raise `alert` once: None if the claim was lost (nothing written),
+        else whether the alert was newly raised."""
+        ...
+
+    # ----- sweeps ----------------------------------------------------------------------------------
+    def arm_waiting(self, now: datetime, max_wait_seconds: float, limit: int) -> list[str]:
+        """Queue agents whose short backlog waited past `max_wait_seconds`; returns them."""
+        ...
+
+    def due_agents(self, now: datetime, limit: int, agent_id: str | None = None) -> list[str]:
+        """Agents a worker could claim now, most urgent first."""
+        ...
+
+    def rescue_expired(
+        self, now: datetime, max_retries: int, parked_run: ParkedRun
+    ) -> tuple[list[Rescued], list[str]]:
+        """Take back expired leases; for each row parked past `max_retries`, write `parked_run`'s run and
+        alert in the same transaction. Returns the rescued rows and the agents whose alert was newly raised."""
+        ...
+
+    def requeue(self, agent_id: str, now: datetime) -> str | None:
+        """Re-arm an agent by hand; the state it had ("none": no row), None for an unknown agent."""
+        ...
+
+    # ----- aging -----------------------------------------------------------------------------------
+    def agents_due_for_aging(self, today: date, limit: int, after: str = "") -> list[str]: ...
+
+    def load_summary(self, agent_id: str) -> Summary | None: ...
+
+    def swap_summary(self, new: Summary, from_version: int) -> None:
+        """Store `new` if the stored version is still `from_version`; `StaleSummary` otherwise."""
+        ...
+
+
+class OperatorStore(Protocol):
+    """What operators read and do to the queue (alerts go through the alert service)."""
+
+    def agent_exists(self, agent_id: str) -> bool: ...
+
+    def queue_rows(
+        self, *, states: Sequence[str] | None = None, agent_id: str | None = None
+    ) -> list[QueueRow]: ...
+
+    def stats(self, since: datetime, until: datetime) -> UpdateStats: ...
+
+    def requeue(self, agent_id: str, now: datetime) -> str | None: ...

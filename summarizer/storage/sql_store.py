@@ -1,0 +1,151 @@
+"""The SQL backend of the storage port (PostgreSQL and SQLite through SQLAlchemy).
+
+Each method is one unit of work on `Database`: the hot path (claim-and-read, the batch read, the commit)
+keeps its one-statement PostgreSQL form through `Database.run_hot` (batch_reads.py, update_commit.py);
+the rest opens one short transaction. Built once, in the composition root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+
+from sqlalchemy import Connection
+
+from summarizer.engine.model import Summary
+from summarizer.storage import alerts, queue, reading, stats, summaries
+from summarizer.storage.batch_reads import AgentState, EvictedBatch, claim_and_read, read_evicted_batch
+from summarizer.storage.database import Database
+from summarizer.storage.port import AlertDraft, ParkedRun
+from summarizer.storage.queue import Claim, QueueRow, Rescued
+from summarizer.storage.stats import UpdateStats
+from summarizer.storage.summaries import RunRecord
+from summarizer.storage.update_commit import Committed, UpdateCommit, commit_update
+
+
+def _raise_once(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
+    return alerts.raise_once(
+        conn, kind=alert.kind, agent_id=alert.agent_id, message=alert.message, details=alert.details, now=now
+    )
+
+
+class SqlStore:
+    """`UpdateStore` and `OperatorStore` over one `Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ----- one update ------------------------------------------------------------------------------
+    def claim(
+        self, now: datetime, lease_seconds: float, agent_id: str | None
+    ) -> tuple[Claim, AgentState | None] | None:
+        return claim_and_read(self.db, now, lease_seconds, agent_id)
+
+    def read_batch(
+        self, agent_id: str, *, after: int, before: int, max_exchanges: int, max_tokens: int
+    ) -> EvictedBatch:
+        return read_evicted_batch(
+            self.db, agent_id, after=after, before=before, max_exchanges=max_exchanges, max_tokens=max_tokens
+        )
+
+    def finish_idle(self, claim: Claim, now: datetime) -> str | None:
+        with self.db.autocommit(write=True) as conn:
+            return queue.finish_idle(conn, claim.agent_id, claim.token, now)
+
+    def release(self, claim: Claim, now: datetime, reason: str) -> bool:
+        with self.db.write() as conn:
+            return queue.release(conn, claim.agent_id, claim.token, now, reason=reason)
+
+    def commit(self, commit: UpdateCommit) -> Committed:
+        return commit_update(self.db, commit)
+
+    # ----- failures --------------------------------------------------------------------------------
+    def schedule_retry(
+        self,
+        claim: Claim,
+        now: datetime,
+        *,
+        available_at: datetime,
+        priority: int,
+        failures: int,
+        error: str,
+        run: RunRecord,
+    ) -> bool:
+        with self.db.write() as conn:
+            held = queue.schedule_retry(
+                conn,
+                claim.agent_id,
+                claim.token,
+                now,
+                available_at=available_at,
+                priority=priority,
+                failures=failures,
+                error=error,
+            )
+            if held:
+                summaries.record_run(conn, run)
+            return held
+
+    def park(
+        self, claim: Claim, now: datetime, *, failures: int, error: str, run: RunRecord, alert: AlertDraft
+    ) -> bool | None:
+        with self.db.write() as conn:
+            if not queue.park(conn, claim.agent_id, claim.token, now, failures=failures, error=error):
+                return None
+            summaries.record_run(conn, run)
+            return _raise_once(conn, alert, now)
+
+    # ----- sweeps ----------------------------------------------------------------------------------
+    def arm_waiting(self, now: datetime, max_wait_seconds: float, limit: int) -> list[str]:
+        with self.db.write() as conn:
+            return queue.arm_waiting(conn, now, max_wait_seconds, limit)
+
+    def due_agents(self, now: datetime, limit: int, agent_id: str | None = None) -> list[str]:
+        with self.db.read() as conn:
+            return queue.due_agents(conn, now, limit, agent_id)
+
+    def rescue_expired(
+        self, now: datetime, max_retries: int, parked_run: ParkedRun
+    ) -> tuple[list[Rescued], list[str]]:
+        raised: list[str] = []
+        with self.db.write() as conn:
+            rescued = queue.rescue_expired(conn, now, max_retries)
+            for r in rescued:
+                if r.parked:
+                    run, alert = parked_run(r)
+                    summaries.record_run(conn, run)
+                    if _raise_once(conn, alert, now):
+                        raised.append(r.agent_id)
+        return rescued, raised
+
+    def requeue(self, agent_id: str, now: datetime) -> str | None:
+        with self.db.write() as conn:
+            return queue.requeue(conn, agent_id, now)
+
+    # ----- aging -----------------------------------------------------------------------------------
+    def agents_due_for_aging(self, today: date, limit: int, after: str = "") -> list[str]:
+        with self.db.read() as conn:
+            return summaries.agents_due_for_aging(conn, today, limit, after)
+
+    def load_summary(self, agent_id: str) -> Summary | None:
+        with self.db.read() as conn:
+            return reading.load_summary(conn, agent_id)
+
+    def swap_summary(self, new: Summary, from_version: int) -> None:
+        with self.db.write() as conn:
+            summaries.swap_summary(conn, new, from_version)
+
+    # ----- operators -------------------------------------------------------------------------------
+    def agent_exists(self, agent_id: str) -> bool:
+        with self.db.read() as conn:
+            return reading.agent_exists(conn, agent_id)
+
+    def queue_rows(
+        self, *, states: Sequence[str] | None = None, agent_id: str | None = None
+    ) -> list[QueueRow]:
+        with self.db.read() as conn:
+            return queue.list_rows(conn, states=states, agent_id=agent_id)
+
+    def stats(self, since: datetime, until: datetime) -> UpdateStats:
+        with self.db.read() as conn:
+            return stats.query_stats(conn, since=since, until=until)

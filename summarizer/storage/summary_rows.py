@@ -1,0 +1,40 @@
+"""The one mapper between a `summaries` row and the engine's `Summary`, the only summary type.
+
+Every read of a summary (the update's claim-and-read, the host's context, the CLI, aging) turns the row
+into a `Summary` here, and every write (the update's commit, aging's swap) turns a `Summary` into the
+row's values here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from summarizer.engine.model import Summary, items_from_json
+
+
+def summary_from_row(agent_id: str, row: Any) -> Summary:
+    """From any row holding the `summaries` columns as attributes (also the update's claim-and-read)."""
+    return Summary(
+        agent_id=agent_id,
+        version=row.version,
+        items=items_from_json(row.items),
+        covered_through_exchange_id=row.covered_through_exchange_id,
+        token_count=row.token_count,
+        updated_at=row.updated_at,
+        last_aged_on=row.last_aged_on,
+    )
+
+
+def summary_values(summary: Summary) -> dict[str, Any]:
+    """The `summaries` columns of a summary about to be stored (it must carry its `updated_at`)."""
+    if summary.updated_at is None:
+        raise ValueError(f"summary of {summary.agent_id!r} v{summary.version} has no updated_at")
+    return {
+        "agent_id": summary.agent_id,
+        "version": summary.version,
+        "items": summary.items_to_json(),
+        "token_count": summary.token_count,
+        "covered_through_exchange_id": summary.covered_through_exchange_id,
+        "last_aged_on": summary.last_aged_on,
+        "updated_at": summary.updated_at,
+    }
