@@ -17,8 +17,13 @@ from summarizer.engine.model import Summary
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.service.results import Outcome, RunResult, WorkerConfig, error_text
 from summarizer.service.runs import run_record
-from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
-from summarizer.storage.port import AlertDraft, Claim, RunRecord, UpdateStore
+from summarizer.storage.port import (
+    SUMMARY_UPDATES_FAILING,
+    AlertDraft,
+    Claim,
+    RunRecord,
+    UpdateStore,
+)
 
 log = structlog.get_logger("summarizer.worker")
 

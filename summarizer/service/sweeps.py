@@ -11,8 +11,13 @@ from summarizer.domain.clock import Clock
 from summarizer.service.failures import log_alert_raised, parked_alert
 from summarizer.service.results import DrainReport, Outcome, RunResult, WorkerConfig
 from summarizer.service.runs import run_record
-from summarizer.storage.port import AlertDraft, Rescued, RunRecord, UpdateStore
-from summarizer.storage.queue import LEASE_EXPIRED_ERROR
+from summarizer.storage.port import (
+    LEASE_EXPIRED_ERROR,
+    AlertDraft,
+    Rescued,
+    RunRecord,
+    UpdateStore,
+)
 
 log = structlog.get_logger("summarizer.worker")
 

@@ -36,8 +36,9 @@ from summarizer.service.failures import Failures
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
 from summarizer.service.runs import run_record
 from summarizer.service.sweeps import Sweeps
-from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
 from summarizer.storage.port import (
+    LEASE_EXPIRED_ERROR,
+    SUMMARY_UPDATES_FAILING,
     AgentState,
     Claim,
     LostClaim,
@@ -46,7 +47,6 @@ from summarizer.storage.port import (
     UpdateCommit,
     UpdateStore,
 )
-from summarizer.storage.queue import LEASE_EXPIRED_ERROR
 
 log = structlog.get_logger("summarizer.worker")
 

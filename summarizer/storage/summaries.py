@@ -162,16 +162,10 @@ def mark_folded_params(agent_id: str, first: int, last: int, version: int) -> di
     return {"mf_agent": agent_id, "mf_first": first, "mf_last": last, "mf_version": version}
 
 
-def mark_folded(
-    conn: Connection, agent_id: str, first: int, last: int, version: int, *, expected: int
-) -> None:
-    """Mark exchanges first..last as folded into `version`; `StaleSummary` unless all `expected` still
-    were unsummarized (another run folded some of them: the whole commit must roll back)."""
-    folded = conn.execute(MARK_FOLDED, mark_folded_params(agent_id, first, last, version)).rowcount
-    if folded != expected:
-        raise StaleSummary(
-            f"exchanges {first}..{last} of {agent_id!r}: {folded} of {expected} still unsummarized"
-        )
+def mark_folded(conn: Connection, agent_id: str, first: int, last: int, version: int) -> int:
+    """Mark the still-unsummarized evicted exchanges first..last as folded into `version`; returns how
+    many (the commit's guard compares it with the batch's size)."""
+    return int(conn.execute(MARK_FOLDED, mark_folded_params(agent_id, first, last, version)).rowcount)
 
 
 # Every column but the id, always all of them, so the compiled INSERT is the same on every call.

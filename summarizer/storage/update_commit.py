@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError
 
 from summarizer.engine.model import Summary
 from summarizer.storage import alerts, queue
+from summarizer.storage.commit_guards import FOLDED, GUARDS, LOST, STALE, abort_reason, guard_error
 from summarizer.storage.constants import inline
 from summarizer.storage.database import Database
 from summarizer.storage.driver_statements import DriverStatement
@@ -95,32 +96,25 @@ def _resolve_alert(conn: Connection, commit: UpdateCommit) -> bool:
     return bool(alerts.resolve(conn, kind=kind, agent_id=agent_id, now=commit.now))
 
 
-def _lost(claim: queue.Claim) -> queue.LostClaim:
-    return queue.LostClaim(f"claim on {claim.agent_id!r} was taken over")
-
-
 def _step_by_step(conn: Connection, commit: UpdateCommit) -> str:
     claim = commit.claim
     remaining = take_off_unsummarized(conn, claim.agent_id, commit.exchange_count, commit.now)
     more = remaining >= commit.batch_size
     state = queue.complete(conn, claim.agent_id, claim.token, commit.now, more_work=more)
     if state is None:
-        raise _lost(claim)
-    swap_summary(conn, commit.summary, commit.from_version)
-    mark_folded(
-        conn,
-        claim.agent_id,
-        commit.first_exchange_id,
-        commit.last_exchange_id,
-        commit.summary.version,
-        expected=commit.exchange_count,
+        raise guard_error(LOST, commit)
+    try:
+        swap_summary(conn, commit.summary, commit.from_version)
+    except StaleSummary:
+        raise guard_error(STALE, commit) from None
+    folded = mark_folded(
+        conn, claim.agent_id, commit.first_exchange_id, commit.last_exchange_id, commit.summary.version
     )
+    if folded != commit.exchange_count:
+        raise guard_error(FOLDED, commit)
+    # The place for every further write that belongs to the new version (kept versions, ledger rows).
     record_run(conn, commit.run)
     return state
-
-
-LOST, STALE, FOLDED = "claim_taken_over", "summary_version_moved", "exchanges_folded_already"
-GUARD_PREFIX = "summarizer guard: "
 
 
 def _one_statement(first_version: bool) -> Any:
@@ -141,15 +135,12 @@ def _one_statement(first_version: bool) -> Any:
         select(run.c.id).scalar_subquery().label("run_id"),
     ).subquery("outcome")
     # A failed guard raises (summarizer_abort, migration 0002): the whole statement rolls back.
-    abort = case(
-        (outcome.c.state.is_(None), func.summarizer_abort(inline(LOST))),
-        (outcome.c.swapped == inline(0), func.summarizer_abort(inline(STALE))),
-        (
-            outcome.c.folded != bindparam("expected_folds", type_=Integer),
-            func.summarizer_abort(inline(FOLDED)),
-        ),
-        else_=inline(0),
-    )
+    failed = {
+        LOST: outcome.c.state.is_(None),
+        STALE: outcome.c.swapped == inline(0),
+        FOLDED: outcome.c.folded != bindparam("expected_folds", type_=Integer),
+    }
+    abort = case(*((failed[g], func.summarizer_abort(inline(g))) for g in GUARDS), else_=inline(0))
     return select(outcome.c.state, outcome.c.folded, abort.label("guard"))
 
 
@@ -180,22 +171,7 @@ def _guards_mapped(commit: UpdateCommit) -> Iterator[None]:
     try:
         yield
     except DBAPIError as exc:
-        reason = _guard_reason(exc)
+        reason = abort_reason(exc)
         if reason is None:
             raise
-        claim = commit.claim
-        if reason == LOST:
-            raise _lost(claim) from None
-        raise StaleSummary(
-            f"summary of {claim.agent_id!r} at version {commit.from_version},"
-            f" exchanges {commit.first_exchange_id}..{commit.last_exchange_id}: {reason}"
-        ) from None
-
-
-def _guard_reason(exc: DBAPIError) -> str | None:
-    """The failed guard's reason when `exc` is summarizer_abort's exception, else None."""
-    diag = getattr(exc.orig, "diag", None)
-    message = getattr(diag, "message_primary", None) or ""
-    if getattr(exc.orig, "sqlstate", None) != "P0001" or not message.startswith(GUARD_PREFIX):
-        return None
-    return message.removeprefix(GUARD_PREFIX)
+        raise guard_error(reason, commit) from None

@@ -1,0 +1,63 @@
+"""Due rows, dispatch order, requeue and aging, on the in-memory store: no database."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from summarizer.domain.queue_states import IDLE, PENDING
+from summarizer.engine.model import Tier
+from summarizer.testing.memory_store import InMemoryUpdateStore
+from tests.unit.service.support import Clock, exchange, service
+
+
+def test_due_lists_fresh_rows_before_retries_and_oldest_first() -> None:
+    store, clock = InMemoryUpdateStore(), Clock()
+    store.evict("late", [exchange(1)], clock() + timedelta(seconds=5))
+    store.evict("early", [exchange(1)], clock())
+    store.rows["late"].available_at = clock()
+    store.rows["early"].available_at = clock() - timedelta(seconds=1)
+    store.evict("retrying", [exchange(1)], clock())
+    store.rows["retrying"].priority = 1
+    store.rows["retrying"].available_at = clock() - timedelta(seconds=9)
+    store.evict("backing_off", [exchange(1)], clock())
+    store.rows["backing_off"].available_at = clock() + timedelta(seconds=60)
+    svc = service(store, clock)
+    assert svc.due() == ["early", "late", "retrying"]
+    assert svc.due("late") == ["late"]
+    assert service(store, clock, dispatch_limit=1).due() == ["early"]
+
+
+def test_requeue_re_arms_an_idle_agent_and_refuses_an_unknown_one() -> None:
+    store, clock = InMemoryUpdateStore(), Clock()
+    store.evict("a", [exchange(1)], clock())
+    svc = service(store, clock)
+    svc.run("a")
+    assert store.rows["a"].state == IDLE
+    assert svc.requeue("a") == IDLE
+    assert store.rows["a"].state == PENDING
+    assert svc.requeue("nobody") is None
+
+
+def test_drain_runs_every_due_agent_until_none_is_due() -> None:
+    store, clock = InMemoryUpdateStore(), Clock()
+    for name in ("a", "b", "c"):
+        store.evict(name, [exchange(i) for i in (1, 2, 3)], clock())
+    report = service(store, clock).drain()
+    assert report.by_outcome == {"ok": 3}
+    assert all(row.state == IDLE for row in store.rows.values())
+
+
+def test_aging_moves_yesterdays_items_once_per_day() -> None:
+    store, clock = InMemoryUpdateStore(), Clock()
+    store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
+    svc = service(store, clock)
+    svc.run("a")
+    clock.advance(24 * 3600 + 60)
+    report = svc.age()
+    assert report.agents == 1
+    assert report.moved > 0
+    summary = store.load_summary("a")
+    assert summary is not None
+    assert {item.tier for item in summary.items} == {Tier.YESTERDAY}
+    assert summary.last_aged_on == clock().date()
+    assert svc.age().agents == 0  # already aged today
