@@ -91,6 +91,13 @@ class Summarizer:
             raise UnknownAgent(agent_id)
         return view
 
+    def summary(self, agent_id: str) -> Summary | None:
+        """The agent's last committed summary (None before its first update); `UnknownAgent` if none."""
+        with self.db.read() as conn:
+            if not agent_exists(conn, agent_id):
+                raise UnknownAgent(agent_id)
+            return load_summary(conn, agent_id)
+
     def summary_text(self, agent_id: str, now: datetime | None = None) -> tuple[str, int | None]:
         """The rendered summary and its version; a placeholder, never an exception, when it can't be read."""
         try:

@@ -27,7 +27,6 @@ from typing import Any
 
 import structlog
 
-from summarizer.alerting import store
 from summarizer.alerting.sinks import DeliveryError, Event, LogSink, Notice, Sink
 from summarizer.domain.alert_rules import AlertThresholds, State, Verdict, assess
 from summarizer.domain.errors import SummarizerError
@@ -110,7 +109,7 @@ def _entry(delivery: dict[str, Any], sink: str) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
-def next_event(record: store.AlertRecord, sink: str, max_attempts: int) -> Event | None:
+def next_event(record: alerts.AlertRecord, sink: str, max_attempts: int) -> Event | None:
     """What `sink` is still owed for this alert, if anything."""
     entry = _entry(record.delivery, sink)
     if record.is_open:
@@ -134,7 +133,7 @@ def _after_attempt(
     return {"status": status, "attempts": attempts, "error": error, "last_attempt_at": stamp}
 
 
-def _notice(record: store.AlertRecord, event: Event) -> Notice:
+def _notice(record: alerts.AlertRecord, event: Event) -> Notice:
     return Notice(
         event=event,
         alert_id=record.id,
@@ -190,7 +189,7 @@ class AlertService:
         since = now - timedelta(seconds=self.thresholds.window_seconds)
         with self.db.read() as conn:
             stats = query_stats(conn, since=since, until=now)
-            open_kinds = store.open_fleet_kinds(conn)
+            open_kinds = alerts.open_fleet_kinds(conn)
         report.stats = stats
         report.verdicts = assess(stats, self.thresholds)
         # Only a change needs the write transaction (on SQLite, the database-wide write lock).
@@ -234,7 +233,7 @@ class AlertService:
         policy = self.policy
         horizon = now - timedelta(seconds=policy.resolution_horizon_seconds)
         with self.db.read() as conn:
-            records = store.delivery_candidates(conn, resolved_since=horizon)
+            records = alerts.delivery_candidates(conn, resolved_since=horizon)
         budget = {s.name: policy.per_pass_limit for s in self.sinks}
         for record in records:
             delivery = dict(record.delivery)
@@ -251,12 +250,12 @@ class AlertService:
                     budget[sink.name] = 0  # down: spare the other alerts a timeout each until next pass
             if delivery != record.delivery:
                 with self.db.write() as conn:
-                    store.save_delivery(conn, record.id, delivery)
+                    alerts.save_delivery(conn, record.id, delivery)
             if not any(budget.values()):
                 return
 
     def _attempt(
-        self, sink: Sink, record: store.AlertRecord, event: Event, delivery: dict[str, Any], now: datetime
+        self, sink: Sink, record: alerts.AlertRecord, event: Event, delivery: dict[str, Any], now: datetime
     ) -> Attempt:
         """Send once and write the outcome into `delivery` (the caller persists it)."""
         error: str | None = None
@@ -289,14 +288,14 @@ class AlertService:
 
     def list_alerts(
         self, *, include_resolved: bool = False, limit: int | None = None
-    ) -> list[store.AlertRecord]:
+    ) -> list[alerts.AlertRecord]:
         with self.db.read() as conn:
-            return store.list_records(conn, open_only=not include_resolved, limit=limit)
+            return alerts.list_records(conn, open_only=not include_resolved, limit=limit)
 
-    def ack(self, alert_id: int) -> store.AlertRecord:
+    def ack(self, alert_id: int) -> alerts.AlertRecord:
         """Mark an alert seen. It stays open until its condition clears; pending sends to sinks stop."""
         with self.db.write() as conn:
-            record = store.acknowledge(conn, alert_id, self._clock())
+            record = alerts.acknowledge(conn, alert_id, self._clock())
         if record is None:
             raise UnknownAlert(alert_id)
         return record

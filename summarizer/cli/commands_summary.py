@@ -8,10 +8,7 @@ from datetime import UTC, datetime
 import click
 
 from summarizer.cli.runtime import open_runtime
-from summarizer.domain.errors import UnknownAgent
-from summarizer.engine.render import render_summary
 from summarizer.engine.tiers import KEEP_FOR_DAYS
-from summarizer.storage.reading import agent_exists, load_summary
 from summarizer.views import summary_json
 
 
@@ -36,12 +33,8 @@ def summary(agent_id: str, as_json: bool, now_text: str | None) -> None:
     """Print AGENT_ID's latest committed summary (Markdown, or JSON with --json)."""
     now = parse_now(now_text)
     rt = open_runtime()
-    with rt.db.read() as conn:
-        if not agent_exists(conn, agent_id):
-            raise UnknownAgent(agent_id)
-        record = load_summary(conn, agent_id)
-    current = record
-    markdown = render_summary(current, now)
+    current = rt.summarizer.summary(agent_id)
+    markdown, _ = rt.summarizer.summary_text(agent_id, now)
     if as_json:
         payload = summary_json(current, agent_id, markdown, rt.settings.summary_max_tokens)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -62,9 +55,7 @@ def age(now_text: str | None, agent_id: str | None) -> None:
     now = parse_now(now_text)
     rt = open_runtime()
     if agent_id is not None:
-        with rt.db.read() as conn:
-            if not agent_exists(conn, agent_id):
-                raise UnknownAgent(agent_id)
+        rt.summarizer.summary(agent_id)  # raises UnknownAgent
     report = build_update_service(rt.settings, rt.db).age(now, agent_id)
     click.echo(
         f"aged {report.agents} summary(ies) as of {now.isoformat()}: "

@@ -54,8 +54,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "beat_schedule": beat_schedule(settings),
         "beat_schedule_filename": str(settings.data_dir / "celerybeat-schedule"),
     }
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if embedded:
+    if embedded:  # a Redis fleet keeps nothing on disk here; the beat makes its schedule file's folder
         folder = embedded_broker_folder(settings)
         for sub in ("queue", "processed", "control"):
             (folder / sub).mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, bindparam, insert, select, update
+from sqlalchemy import Connection, RowMapping, bindparam, insert, or_, select, update
 
 from summarizer.storage.schema import alerts
 
@@ -127,3 +127,56 @@ def list_alerts(
     if open_only:
         stmt = stmt.where(alerts.c.resolved_at.is_(None))
     return [record_from_row(m) for m in conn.execute(stmt.order_by(alerts.c.id)).mappings()]
+
+
+# ----- acknowledgement and per-sink delivery (the alert service's columns) ---------------------------
+
+
+def list_records(conn: Connection, *, open_only: bool = True, limit: int | None = None) -> list[AlertRecord]:
+    """Newest first: what an operator wants on top."""
+    stmt = select(alerts)
+    if open_only:
+        stmt = stmt.where(alerts.c.resolved_at.is_(None))
+    stmt = stmt.order_by(alerts.c.id.desc())
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return [record_from_row(m) for m in conn.execute(stmt).mappings()]
+
+
+def get_record(conn: Connection, alert_id: int) -> AlertRecord | None:
+    m = conn.execute(select(alerts).where(alerts.c.id == alert_id)).mappings().first()
+    return record_from_row(m) if m is not None else None
+
+
+def delivery_candidates(conn: Connection, *, resolved_since: datetime) -> list[AlertRecord]:
+    """Open alerts, and alerts resolved since `resolved_since` (their resolution may still be owed).
+
+    Older resolved alerts are never looked at again, so the delivery pass stays bounded by what is
+    happening now rather than by the table's history.
+    """
+    stmt = (
+        select(alerts)
+        .where(or_(alerts.c.resolved_at.is_(None), alerts.c.resolved_at >= resolved_since))
+        .order_by(alerts.c.id)
+    )
+    return [record_from_row(m) for m in conn.execute(stmt).mappings()]
+
+
+def open_fleet_kinds(conn: Connection) -> set[str]:
+    """Kinds of the open alerts that belong to no agent (the fleet-wide rules' incidents)."""
+    stmt = select(alerts.c.kind).where(alerts.c.agent_id.is_(None), alerts.c.resolved_at.is_(None))
+    return set(conn.execute(stmt).scalars())
+
+
+def save_delivery(conn: Connection, alert_id: int, delivery: dict[str, Any]) -> None:
+    conn.execute(update(alerts).where(alerts.c.id == alert_id).values(delivery=delivery))
+
+
+def acknowledge(conn: Connection, alert_id: int, now: datetime) -> AlertRecord | None:
+    """Stamp `acknowledged_at` (the first acknowledgement wins); None for an unknown id."""
+    conn.execute(
+        update(alerts)
+        .where(alerts.c.id == alert_id, alerts.c.acknowledged_at.is_(None))
+        .values(acknowledged_at=now)
+    )
+    return get_record(conn, alert_id)

@@ -27,7 +27,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
-    func,
     literal,
     or_,
     select,
@@ -206,14 +205,6 @@ def _held(agent_id: str, token: str) -> ColumnElement[bool]:
     return and_(q.c.agent_id == agent_id, q.c.claim_token == token, q.c.state == RUNNING)
 
 
-def holds_claim(conn: Connection, agent_id: str, token: str, *, lock: bool = False) -> bool:
-    """Whether `token` is still the row's claim; with `lock`, also lock the row until commit (PostgreSQL)."""
-    stmt = select(q.c.agent_id).where(_held(agent_id, token))
-    if lock and conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    return conn.execute(stmt).first() is not None
-
-
 def complete_statement(
     more_work: ColumnElement[bool] | None = None, only_if: ColumnElement[bool] | None = None
 ) -> Update:
@@ -384,12 +375,6 @@ def due_agents(conn: Connection, now: datetime, limit: int, agent_id: str | None
     return list(conn.execute(stmt.order_by(*_due_order()).limit(limit)).scalars())
 
 
-def next_due_at(conn: Connection) -> datetime | None:
-    """When the earliest pending row becomes claimable (for `drain` and tests)."""
-    value = conn.execute(select(func.min(q.c.available_at)).where(q.c.state == PENDING)).scalar()
-    return value if isinstance(value, datetime) else None
-
-
 def arm_waiting(conn: Connection, now: datetime, max_wait_seconds: float, limit: int) -> list[str]:
     """Queue agents whose evicted-but-unsummarized exchanges (fewer than a batch) waited past BATCH_MAX_WAIT.
 
@@ -442,8 +427,3 @@ def rescue_expired(conn: Connection, now: datetime, max_retries: int) -> list[Re
         .returning(q.c.agent_id, q.c.consecutive_failures, q.c.state)
     ).all()
     return [Rescued(r.agent_id, r.consecutive_failures, r.state == FAILED) for r in rows]
-
-
-def counts_by_state(conn: Connection) -> dict[str, int]:
-    rows = conn.execute(select(q.c.state, func.count()).group_by(q.c.state)).all()
-    return {str(state): int(n) for state, n in rows}

@@ -14,7 +14,6 @@ from structlog.testing import capture_logs
 
 from summarizer.alerting.service import AlertService, DeliveryPolicy, UnknownAlert
 from summarizer.alerting.sinks import DeliveryError, Notice, Sink, SmtpConfig, SmtpSink, WebhookSink
-from summarizer.alerting.store import AlertRecord
 from summarizer.domain.alert_rules import FAILURE_RATE_HIGH, QUEUE_DEPTH_HIGH, AlertThresholds, State
 from summarizer.domain.retry import RetryPolicy
 from summarizer.engine.ports import LLMPermanentError
@@ -22,6 +21,7 @@ from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage import alerts
+from summarizer.storage.alerts import AlertRecord
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.sql_store import SqlStore

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 from summarizer.service.celery_config import (
     MIN_EXPIRES_SECONDS,
@@ -36,3 +37,14 @@ def test_periodic_messages_outlive_a_polling_broker() -> None:
     schedule = beat_schedule(load_settings(dispatch_interval=0.5, rescue_interval=0.5))
     assert all(entry["options"]["expires"] >= MIN_EXPIRES_SECONDS for entry in schedule.values())
     assert beat_schedule(load_settings(dispatch_interval=30))["dispatch"]["options"]["expires"] == 60
+
+
+def test_a_redis_fleet_configuration_creates_no_local_folder(tmp_path: Path) -> None:
+    from summarizer.service.celery_config import celery_config
+
+    data_dir = tmp_path / "data"
+    conf = celery_config(load_settings(broker_url="redis://127.0.0.1:6379/9", data_dir=data_dir))
+    assert conf["broker_url"].startswith("redis://")
+    assert not data_dir.exists()
+    celery_config(load_settings(broker_url="", data_dir=data_dir))
+    assert (data_dir / "broker" / "queue").is_dir()  # the embedded broker lives in that folder
