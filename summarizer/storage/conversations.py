@@ -8,7 +8,6 @@ oldest exchanges, and nothing rescans the history.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,13 +21,20 @@ from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.errors import InvalidMessage, SummarizerError, UnknownAgent
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import TokenCounter, message_tokens
-from summarizer.domain.window import Eviction, EvictReason, Plan, WindowPlanner, WindowState
+from summarizer.domain.window import Eviction, Plan, WindowPlanner, WindowState
 from summarizer.storage.bulk import bulk_insert
 from summarizer.storage.database import Database
 from summarizer.storage.queue_upsert import arm_queue_row
 from summarizer.storage.schema import agents, exchanges, messages
+from summarizer.storage.window_rows import (
+    ExchangeTokenLookup,
+    check_agent_id,
+    eviction_times,
+    reason_for,
+    state_from_row,
+    state_values,
+)
 
-LOOKUP_CHUNK = 64
 HOST_ID_CHUNK = 500
 
 
@@ -86,7 +92,7 @@ class ConversationStore:
 
     def create_agent(self, agent_id: str, *, budget: int | None = None, parent: str | None = None) -> None:
         """Create an agent (a no-op if it exists). A forked agent inherits its parent's budget override."""
-        _check_agent_id(agent_id)
+        check_agent_id(agent_id)
         if budget is not None and budget < 0:
             raise SummarizerError(f"budget must be >= 0, got {budget}")
         with self.db.write() as conn:
@@ -129,17 +135,17 @@ class ConversationStore:
             by_agent[agent_id].append(message)
         report = IngestReport()
         for agent_id, batch in by_agent.items():
-            _check_agent_id(agent_id, batch[0].where)
+            check_agent_id(agent_id, batch[0].where)
             report.agents[agent_id] = self._record_agent(conn, agent_id, batch)
         return report
 
     def _record_agent(self, conn: Connection, agent_id: str, batch: list[NewMessage]) -> AgentIngest:
         now = self._clock()
         row = self._lock_agent(conn, agent_id, now)
-        state = _state_from_row(row, self.config.window_tokens)
+        state = state_from_row(row, self.config.window_tokens)
         result = AgentIngest(agent_id)
         fresh = self._drop_known(conn, agent_id, batch, result)
-        planner = WindowPlanner(state, _ExchangeTokenLookup(conn, agent_id))
+        planner = WindowPlanner(state, ExchangeTokenLookup(conn, agent_id))
         first_new_exchange = state.last_exchange + 1
         counter, provider, model = self._counter, self.config.provider, self.config.model
         for position, message in enumerate(fresh, start=1):
@@ -162,7 +168,7 @@ class ConversationStore:
         conn.execute(
             update(agents)
             .where(agents.c.id == agent_id)
-            .values(**_state_values(state), unsummarized_since=since)
+            .values(**state_values(state), unsummarized_since=since)
         )
         if plan.evictions and state.unsummarized >= self.config.batch_size:
             arm_queue_row(conn, agent_id, now)
@@ -182,7 +188,7 @@ class ConversationStore:
             parent_id=parent,
             window_budget=budget,
             unsummarized_since=None,
-            **_state_values(fresh),
+            **state_values(fresh),
         )
         conn.execute(stmt.on_conflict_do_nothing(index_elements=[agents.c.id]))
 
@@ -237,7 +243,7 @@ class ConversationStore:
     ) -> None:
         if not plan.messages:
             return
-        evicted_at = _eviction_times(plan.evictions, plan.exchanges.keys())
+        evicted_at = eviction_times(plan.evictions, plan.exchanges.keys())
         spans: dict[int, list[int]] = {}
         message_rows: list[dict[str, Any]] = []
         for placed in plan.messages:
@@ -271,7 +277,7 @@ class ConversationStore:
         for number, change in plan.exchanges.items():
             first_seq, last_seq = spans[number]
             if change.is_new:
-                reason = _reason_for(plan.evictions, number)
+                reason = reason_for(plan.evictions, number)
                 new_rows.append(
                     {
                         "agent_id": agent_id,
@@ -347,82 +353,3 @@ class ConversationStore:
             .values(in_window=False, evicted_at=bindparam("b_at")),
             [{k: v for k, v in r.items() if k != "b_reason"} for r in ranges],
         )
-
-
-class _ExchangeTokenLookup:
-    """Token totals of older in-window exchanges, fetched a chunk at a time as eviction walks forward."""
-
-    def __init__(self, conn: Connection, agent_id: str) -> None:
-        self._conn = conn
-        self._agent_id = agent_id
-        self._cache: dict[int, int] = {}
-
-    def __call__(self, number: int) -> int:
-        if number not in self._cache:
-            rows = self._conn.execute(
-                select(exchanges.c.id, exchanges.c.tokens).where(
-                    exchanges.c.agent_id == self._agent_id,
-                    exchanges.c.id.between(number, number + LOOKUP_CHUNK - 1),
-                )
-            )
-            self._cache.update({r.id: r.tokens for r in rows})
-        return self._cache.get(number, 0)
-
-
-def _check_agent_id(agent_id: object, where: str | None = None) -> None:
-    if not isinstance(agent_id, str) or not agent_id.strip():
-        raise InvalidMessage("agent id must be a non-empty string", where)
-    if len(agent_id) > 200:
-        raise InvalidMessage(f"agent id is {len(agent_id)} characters, over the 200 allowed", where)
-
-
-def _state_from_row(row: RowMapping, default_budget: int) -> WindowState:
-    budget = row["window_budget"]
-    return WindowState(
-        budget=default_budget if budget is None else budget,
-        preamble_tokens=row["preamble_tokens"],
-        window_tokens=row["window_tokens"],
-        next_message_seq=row["next_message_seq"],
-        last_exchange=row["last_exchange"],
-        window_start=row["window_start"],
-        current_complete=row["current_complete"],
-        current_tool_calls=list(row["current_tool_calls"] or []),
-        last_created_at=row["last_created_at"],
-        unsummarized=row["unsummarized"],
-    )
-
-
-def _state_values(state: WindowState) -> dict[str, Any]:
-    return {
-        "preamble_tokens": state.preamble_tokens,
-        "window_tokens": state.window_tokens,
-        "next_message_seq": state.next_message_seq,
-        "last_exchange": state.last_exchange,
-        "window_start": state.window_start,
-        "current_complete": state.current_complete,
-        "current_tool_calls": state.current_tool_calls,
-        "last_created_at": state.last_created_at,
-        "unsummarized": state.unsummarized,
-    }
-
-
-def _eviction_covering(evictions: list[Eviction], number: int) -> Eviction | None:
-    """The eviction range holding exchange `number` (ranges are sorted and disjoint)."""
-    index = bisect_right(evictions, number, key=lambda ev: ev.first) - 1
-    if index >= 0 and evictions[index].last >= number:
-        return evictions[index]
-    return None
-
-
-def _eviction_times(evictions: list[Eviction], numbers: Iterable[int]) -> dict[int, datetime]:
-    times: dict[int, datetime] = {}
-    for number in numbers:
-        ev = _eviction_covering(evictions, number)
-        if ev is not None:
-            times[number] = ev.at
-    return times
-
-
-def _reason_for(evictions: list[Eviction], number: int) -> EvictReason | None:
-    ev = _eviction_covering(evictions, number)
-    return ev.reason if ev else None

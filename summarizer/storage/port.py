@@ -22,7 +22,8 @@ from typing import Any, Protocol
 from summarizer.engine.model import Summary
 from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
 from summarizer.storage.batch_reads import AgentState, EvictedBatch
-from summarizer.storage.queue import LEASE_EXPIRED_ERROR, Claim, LostClaim, QueueRow, Rescued
+from summarizer.storage.queue import LEASE_EXPIRED_ERROR, Claim, LostClaim, QueueRow
+from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord, StaleSummary
 from summarizer.storage.update_commit import Committed, UpdateCommit

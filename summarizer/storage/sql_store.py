@@ -13,11 +13,12 @@ from datetime import date, datetime
 from sqlalchemy import Connection
 
 from summarizer.engine.model import Summary
-from summarizer.storage import alerts, queue, reading, stats, summaries
+from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries
 from summarizer.storage.batch_reads import AgentState, EvictedBatch, claim_and_read, read_evicted_batch
 from summarizer.storage.database import Database
 from summarizer.storage.port import AlertDraft, ParkedRun
-from summarizer.storage.queue import Claim, QueueRow, Rescued
+from summarizer.storage.queue import Claim, QueueRow
+from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord
 from summarizer.storage.update_commit import Committed, UpdateCommit, commit_update
@@ -98,7 +99,7 @@ class SqlStore:
     # ----- sweeps ----------------------------------------------------------------------------------
     def arm_waiting(self, now: datetime, max_wait_seconds: float, limit: int) -> list[str]:
         with self.db.write() as conn:
-            return queue.arm_waiting(conn, now, max_wait_seconds, limit)
+            return queue_sweeps.arm_waiting(conn, now, max_wait_seconds, limit)
 
     def due_agents(self, now: datetime, limit: int, agent_id: str | None = None) -> list[str]:
         with self.db.read() as conn:
@@ -109,7 +110,7 @@ class SqlStore:
     ) -> tuple[list[Rescued], list[str]]:
         raised: list[str] = []
         with self.db.write() as conn:
-            rescued = queue.rescue_expired(conn, now, max_retries)
+            rescued = queue_sweeps.rescue_expired(conn, now, max_retries)
             for r in rescued:
                 if r.parked:
                     run, alert = parked_run(r)
@@ -120,7 +121,7 @@ class SqlStore:
 
     def requeue(self, agent_id: str, now: datetime) -> str | None:
         with self.db.write() as conn:
-            return queue.requeue(conn, agent_id, now)
+            return queue_sweeps.requeue(conn, agent_id, now)
 
     # ----- aging -----------------------------------------------------------------------------------
     def agents_due_for_aging(self, today: date, limit: int, after: str = "") -> list[str]:

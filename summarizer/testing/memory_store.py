@@ -11,7 +11,6 @@ import copy
 import secrets
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -33,60 +32,14 @@ from summarizer.storage.port import (
     UpdateCommit,
 )
 from summarizer.storage.queue import LEASE_EXPIRED_ERROR
-
-
-@dataclass(slots=True)
-class MemoryAgent:
-    window_start: int = 1
-    unsummarized: int = 0
-    unsummarized_since: datetime | None = None
-
-
-@dataclass(slots=True)
-class MemoryExchange:
-    exchange: EvictedExchange
-    summarized_in_version: int | None = None
-
-
-@dataclass(slots=True)
-class MemoryRow:
-    state: str
-    queued_at: datetime
-    available_at: datetime
-    priority: int = 0
-    attempts: int = 0
-    consecutive_failures: int = 0
-    lease_expires_at: datetime | None = None
-    claim_token: str | None = None
-    dirty: bool = False
-    last_error: str | None = None
-
-
-@dataclass(slots=True)
-class MemoryAlert:
-    kind: str
-    agent_id: str | None
-    message: str
-    details: dict[str, Any]
-    raised_at: datetime
-    resolved_at: datetime | None = None
-
-
-@dataclass(slots=True)
-class _State:
-    agents: dict[str, MemoryAgent] = field(default_factory=dict)
-    exchanges: dict[str, list[MemoryExchange]] = field(default_factory=dict)
-    rows: dict[str, MemoryRow] = field(default_factory=dict)
-    summaries: dict[str, Summary] = field(default_factory=dict)
-    runs: list[RunRecord] = field(default_factory=list)
-    alerts: list[MemoryAlert] = field(default_factory=list)
+from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
 
 
 class InMemoryUpdateStore:
     """`UpdateStore` in a dict. Tests feed it with `evict()` and read `rows`, `runs`, `alerts`, `summaries`."""
 
     def __init__(self) -> None:
-        self._s = _State()
+        self._s = MemoryState()
         self._lock = threading.RLock()
 
     # ----- what tests set up and inspect -------------------------------------------------------------

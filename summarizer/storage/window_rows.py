@@ -1,0 +1,95 @@
+"""Helpers of the conversation store: agent rows <-> the window planner's state, evictions by exchange."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, RowMapping, select
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.domain.window import Eviction, EvictReason, WindowState
+from summarizer.storage.schema import exchanges
+
+LOOKUP_CHUNK = 64
+
+
+class ExchangeTokenLookup:
+    """Token totals of older in-window exchanges, fetched a chunk at a time as eviction walks forward."""
+
+    def __init__(self, conn: Connection, agent_id: str) -> None:
+        self._conn = conn
+        self._agent_id = agent_id
+        self._cache: dict[int, int] = {}
+
+    def __call__(self, number: int) -> int:
+        if number not in self._cache:
+            rows = self._conn.execute(
+                select(exchanges.c.id, exchanges.c.tokens).where(
+                    exchanges.c.agent_id == self._agent_id,
+                    exchanges.c.id.between(number, number + LOOKUP_CHUNK - 1),
+                )
+            )
+            self._cache.update({r.id: r.tokens for r in rows})
+        return self._cache.get(number, 0)
+
+
+def check_agent_id(agent_id: object, where: str | None = None) -> None:
+    if not isinstance(agent_id, str) or not agent_id.strip():
+        raise InvalidMessage("agent id must be a non-empty string", where)
+    if len(agent_id) > 200:
+        raise InvalidMessage(f"agent id is {len(agent_id)} characters, over the 200 allowed", where)
+
+
+def state_from_row(row: RowMapping, default_budget: int) -> WindowState:
+    budget = row["window_budget"]
+    return WindowState(
+        budget=default_budget if budget is None else budget,
+        preamble_tokens=row["preamble_tokens"],
+        window_tokens=row["window_tokens"],
+        next_message_seq=row["next_message_seq"],
+        last_exchange=row["last_exchange"],
+        window_start=row["window_start"],
+        current_complete=row["current_complete"],
+        current_tool_calls=list(row["current_tool_calls"] or []),
+        last_created_at=row["last_created_at"],
+        unsummarized=row["unsummarized"],
+    )
+
+
+def state_values(state: WindowState) -> dict[str, Any]:
+    return {
+        "preamble_tokens": state.preamble_tokens,
+        "window_tokens": state.window_tokens,
+        "next_message_seq": state.next_message_seq,
+        "last_exchange": state.last_exchange,
+        "window_start": state.window_start,
+        "current_complete": state.current_complete,
+        "current_tool_calls": state.current_tool_calls,
+        "last_created_at": state.last_created_at,
+        "unsummarized": state.unsummarized,
+    }
+
+
+def eviction_covering(evictions: list[Eviction], number: int) -> Eviction | None:
+    """The eviction range holding exchange `number` (ranges are sorted and disjoint)."""
+    index = bisect_right(evictions, number, key=lambda ev: ev.first) - 1
+    if index >= 0 and evictions[index].last >= number:
+        return evictions[index]
+    return None
+
+
+def eviction_times(evictions: list[Eviction], numbers: Iterable[int]) -> dict[int, datetime]:
+    times: dict[int, datetime] = {}
+    for number in numbers:
+        ev = eviction_covering(evictions, number)
+        if ev is not None:
+            times[number] = ev.at
+    return times
+
+
+def reason_for(evictions: list[Eviction], number: int) -> EvictReason | None:
+    ev = eviction_covering(evictions, number)
+    return ev.reason if ev else None
