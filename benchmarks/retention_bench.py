@@ -38,11 +38,12 @@ from summarizer.composition import build_database, build_token_counter, build_wo
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest.reader import read_records
 from summarizer.llm.factory import build_engine
-from summarizer.service.updating import UpdateService
+from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.migrations import upgrade
 from summarizer.storage.reading import load_summary
+from summarizer.storage.sql_store import SqlStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.retention_data import AGENT, CONVERSATION, FACTS
@@ -132,7 +133,9 @@ def replay(choice: LLMChoice, days: int | None) -> Result:
         host = Summarizer(
             db, store, default_budget=settings.window_tokens, render_summary=render_summary, clock=clock
         )
-        service = UpdateService(db, build_engine(settings), build_worker_config(settings), clock=clock)
+        service = UpdateService(
+            SqlStore(db), build_engine(settings), build_worker_config(settings), clock=clock
+        )
         updates = 0
         day = first.date()
         for chunk in hours(records):
@@ -154,9 +157,7 @@ def replay(choice: LLMChoice, days: int | None) -> Result:
         window = "\n".join(m.content for m in host.get_context(AGENT, end).messages)
         result = Result(choice.value, 0, 0, updates=updates, text=text)
         if record is not None:
-            from summarizer.composition import summary_from_record
-
-            summary = summary_from_record(record)
+            summary = record
             result.summary_tokens = summary.token_count
             result.items = len(summary.items)
             result.exchanges_cited = len({x for i in summary.items for x in i.exchange_ids})

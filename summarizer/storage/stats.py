@@ -30,7 +30,7 @@ from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
 from summarizer.storage.schema import summary_runs as runs
 from summarizer.storage.schema import summary_update_queue as q
 
-# The outcomes UpdateService writes to `summary_runs` (service.updating.Outcome; storage does not import it).
+# The outcomes UpdateService writes to `summary_runs` (service.results.Outcome; storage does not import it).
 COMPLETED_OUTCOMES = ("ok",)
 FAILED_OUTCOMES = ("retry", "parked")
 PARKED_OUTCOME = "parked"
