@@ -329,11 +329,6 @@ def list_rows(
     return [_row(m) for m in conn.execute(stmt.order_by(q.c.state, *_due_order())).mappings()]
 
 
-def get_row(conn: Connection, agent_id: str) -> QueueRow | None:
-    rows = list_rows(conn, agent_id=agent_id)
-    return rows[0] if rows else None
-
-
 def due_agents(conn: Connection, now: datetime, limit: int, agent_id: str | None = None) -> list[str]:
     """Agents a worker could claim right now, most urgent first."""
     stmt = select(q.c.agent_id).where(_claimable(now))

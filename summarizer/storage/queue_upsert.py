@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, case, select
+from sqlalchemy import Connection, case
 from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
-from summarizer.storage.schema import agents
 from summarizer.storage.schema import summary_update_queue as q
 
 
@@ -43,21 +42,3 @@ def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:
         },
     )
     conn.execute(stmt)
-
-
-def agents_waiting_past(conn: Connection, *, cutoff: datetime, batch_size: int) -> list[str]:
-    """Agents with evicted, unsummarized exchanges fewer than a batch that have waited since before `cutoff`.
-
-    One indexed query: the dispatcher flushes these so a quiet agent's last evictions are not stranded.
-    """
-    rows = conn.execute(
-        select(agents.c.id)
-        .where(
-            agents.c.unsummarized_since.is_not(None),
-            agents.c.unsummarized_since < cutoff,
-            agents.c.unsummarized > 0,
-            agents.c.unsummarized < batch_size,
-        )
-        .order_by(agents.c.unsummarized_since)
-    )
-    return [r.id for r in rows]

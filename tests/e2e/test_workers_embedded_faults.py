@@ -12,10 +12,11 @@ import pytest
 
 from summarizer.composition import build_database
 from summarizer.settings import load_settings
-from summarizer.storage import alerts, queue
+from summarizer.storage import alerts
 from summarizer.storage.database import Database
 from summarizer.storage.migrations import ensure_schema
 from tests.support.fleet import Fleet, fleet_env, wait_for
+from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 
 pytestmark = pytest.mark.slow
@@ -47,7 +48,7 @@ def test_embedded_worker_killed_mid_call_is_rescued(embedded_db: Database, tmp_p
 
         def running() -> bool:
             with embedded_db.read() as conn:
-                row = queue.get_row(conn, "a")
+                row = queue_row(conn, "a")
             return row is not None and row.state == "running"
 
         wait_for(running, 60, "the victim to claim the row")

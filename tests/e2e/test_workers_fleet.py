@@ -14,10 +14,11 @@ from sqlalchemy import select, text
 
 from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
-from summarizer.storage import alerts, queue
+from summarizer.storage import alerts
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summary_runs, summary_update_queue
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
+from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 from workers.beat import ADVISORY_LOCK_KEY
 
@@ -140,7 +141,7 @@ def test_sigkilled_worker_mid_call_is_rescued_by_another(
 
     def running() -> bool:
         with pg.read() as conn:
-            row = queue.get_row(conn, "a")
+            row = queue_row(conn, "a")
         return row is not None and row.state == "running"
 
     wait_for(running, 30, "the victim to claim the row")

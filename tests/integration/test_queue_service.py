@@ -19,6 +19,7 @@ from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summaries, summary_runs, summary_update_queue
 from summarizer.storage.sql_store import SqlStore
+from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, fake_engine, feed, make_store
 
 
@@ -112,7 +113,7 @@ def test_claims_are_exclusive_and_fenced(db: Database) -> None:
         assert not queue.complete(conn, "a", first.token, clock.now, more_work=False)
         assert not queue.release(conn, "a", first.token, clock.now)
         assert queue.complete(conn, "a", second.token, clock.now, more_work=False)
-        assert queue.get_row(conn, "a").state == "idle"  # type: ignore[union-attr]
+        assert queue_row(conn, "a").state == "idle"  # type: ignore[union-attr]
 
 
 def test_new_evictions_while_running_send_the_row_back_to_pending(db: Database) -> None:
@@ -125,7 +126,7 @@ def test_new_evictions_while_running_send_the_row_back_to_pending(db: Database) 
     feed(store, "a", 3, start=7)  # arms the running row: dirty
     with db.write() as conn:
         assert queue.complete(conn, "a", claim.token, clock.now, more_work=False)
-        assert queue.get_row(conn, "a").state == "pending"  # type: ignore[union-attr]
+        assert queue_row(conn, "a").state == "pending"  # type: ignore[union-attr]
 
 
 def test_a_worker_whose_lease_was_taken_over_writes_nothing(db: Database) -> None:
@@ -169,7 +170,7 @@ def test_a_stale_version_is_discarded_and_requeued(db: Database) -> None:
     result = UpdateService(SqlStore(db), fake_engine(RacingLLM()), svc.config, clock=clock).run("a")
     assert result.outcome is Outcome.STALE
     with db.read() as conn:
-        assert queue.get_row(conn, "a").state == "pending"  # type: ignore[union-attr]
+        assert queue_row(conn, "a").state == "pending"  # type: ignore[union-attr]
     assert svc.run("a").outcome is Outcome.OK
     assert_folded_exactly_once(db, "a")
 
@@ -181,7 +182,7 @@ def test_transient_failures_back_off_then_park_with_one_alert_then_requeue_recov
     svc = service(db, fake_engine(llm), clock)
     assert svc.run("a").outcome is Outcome.RETRY
     with db.read() as conn:
-        row = queue.get_row(conn, "a")
+        row = queue_row(conn, "a")
     assert row is not None
     assert row.state == "pending"
     assert row.available_at > clock.now
@@ -195,7 +196,7 @@ def test_transient_failures_back_off_then_park_with_one_alert_then_requeue_recov
     assert svc.drain().runs == 0  # parked rows are not due
     feed(make_store(db), "a", 3, start=7)  # more evictions do not wake a parked agent
     with db.read() as conn:
-        assert queue.get_row(conn, "a").state == "failed"  # type: ignore[union-attr]
+        assert queue_row(conn, "a").state == "failed"  # type: ignore[union-attr]
         open_alerts = alerts.list_alerts(conn, agent_id="a", open_only=True)
         runs = conn.execute(select(summary_runs.c.outcome).order_by(summary_runs.c.id)).scalars().all()
     assert len(open_alerts) == 1
@@ -205,7 +206,7 @@ def test_transient_failures_back_off_then_park_with_one_alert_then_requeue_recov
     assert svc.drain().by_outcome["ok"] >= 1
     with db.read() as conn:
         assert alerts.list_alerts(conn, agent_id="a", open_only=True) == []
-        assert queue.get_row(conn, "a").consecutive_failures == 0  # type: ignore[union-attr]
+        assert queue_row(conn, "a").consecutive_failures == 0  # type: ignore[union-attr]
     assert_folded_exactly_once(db, "a")
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, select
 
+from summarizer.storage.queue import QueueRow, list_rows
 from summarizer.storage.schema import agents, summary_update_queue
 
 
@@ -41,3 +42,27 @@ def insert_queued_agent(
             updated_at=now,
         )
     )
+
+
+def queue_row(conn: Connection, agent_id: str) -> QueueRow | None:
+    """The agent's queue row, if it has one."""
+    rows = list_rows(conn, agent_id=agent_id)
+    return rows[0] if rows else None
+
+
+def agents_waiting_past(conn: Connection, *, cutoff: datetime, batch_size: int) -> list[str]:
+    """Agents with evicted, unsummarized exchanges fewer than a batch that have waited since before `cutoff`.
+
+    One indexed query: the dispatcher flushes these so a quiet agent's last evictions are not stranded.
+    """
+    rows = conn.execute(
+        select(agents.c.id)
+        .where(
+            agents.c.unsummarized_since.is_not(None),
+            agents.c.unsummarized_since < cutoff,
+            agents.c.unsummarized > 0,
+            agents.c.unsummarized < batch_size,
+        )
+        .order_by(agents.c.unsummarized_since)
+    )
+    return [r.id for r in rows]
