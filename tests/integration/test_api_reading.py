@@ -81,7 +81,18 @@ def test_context_shows_latest_committed_summary(db: Database) -> None:
             insert(summaries).values(
                 agent_id="a",
                 version=3,
-                items=[{"text": "Set up the build"}],
+                items=[
+                    {
+                        "id": "i1",
+                        "tier": "session",
+                        "text": "Set up the build",
+                        "started_at": T0.isoformat(),
+                        "ended_at": T0.isoformat(),
+                        "source_tokens": 20,
+                        "importance": "medium",
+                        "exchange_ids": [1],
+                    }
+                ],
                 token_count=5,
                 covered_through_exchange_id=1,
                 last_aged_on=date(2026, 3, 1),
