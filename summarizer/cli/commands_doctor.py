@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from summarizer.settings import load_settings
+from summarizer import composition
 
 
 @click.command()
@@ -14,7 +14,7 @@ def doctor() -> None:
     """Check the LLM provider, the database, its schema and the broker; one line each."""
     from summarizer.doctor import run_checks
 
-    checks = run_checks(load_settings())
+    checks = run_checks(composition.load())
     for check in checks:
         click.echo(check.line())
     sys.exit(0 if all(c.ok for c in checks) else 1)

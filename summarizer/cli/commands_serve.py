@@ -7,8 +7,8 @@ import socket
 
 import click
 
+from summarizer import composition
 from summarizer.composition import build_database, build_http_app
-from summarizer.settings import load_settings
 from summarizer.storage.migrations import ensure_schema
 
 
@@ -47,7 +47,7 @@ def serve(host: str | None, port: int | None) -> None:
     """
     import uvicorn
 
-    settings = load_settings()
+    settings = composition.load()
     db = build_database(settings)
     app = build_http_app(settings, db)  # refuses to go on without a token, before touching the database
     ensure_schema(db, auto_upgrade=settings.embedded_database)

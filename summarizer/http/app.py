@@ -18,11 +18,10 @@ from sqlalchemy import text
 
 from summarizer.alerting.service import AlertService, UnknownAlert
 from summarizer.api import Summarizer
-from summarizer.domain.errors import InvalidMessage
+from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.http.auth import ApiToken
 from summarizer.http.schemas import Health
 from summarizer.settings import Settings
-from summarizer.storage.conversations import UnknownAgent
 from summarizer.storage.database import Database
 
 log = structlog.get_logger("summarizer.http")

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from summarizer.composition import summary_from_record
+from summarizer.domain.errors import UnknownAgent
 from summarizer.engine.render import render_summary
 from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import AgentId
@@ -24,7 +24,6 @@ from summarizer.http.schemas import (
     SummaryOut,
     messages_request_schema,
 )
-from summarizer.storage.conversations import UnknownAgent
 from summarizer.storage.reading import agent_exists, load_summary
 from summarizer.views import history_json, message_json, summary_json
 
@@ -115,7 +114,7 @@ def summary(agent_id: AgentId, wired: Services) -> dict[str, Any]:
         if not agent_exists(conn, agent_id):
             raise UnknownAgent(agent_id)
         record = load_summary(conn, agent_id)
-    current = summary_from_record(record) if record else None
+    current = record
     markdown = render_summary(current, datetime.now(UTC))
     return summary_json(current, agent_id, markdown, wired.settings.summary_max_tokens)
 

@@ -14,12 +14,14 @@ import structlog
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
 
 from summarizer.domain.alert_rules import format_duration, parse_duration
+from summarizer.domain.clock import utcnow
+from summarizer.domain.errors import UnknownAgent
+from summarizer.domain.queue_states import RUNNING
 from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import Operator
 from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
 from summarizer.storage import queue as queue_rows
-from summarizer.storage.conversations import UnknownAgent, utcnow
-from summarizer.storage.queue_upsert import RUNNING
+from summarizer.storage import queue_sweeps
 from summarizer.storage.stats import query_stats
 
 log = structlog.get_logger("summarizer.http")
@@ -58,7 +60,7 @@ def requeue(agent_id: str, _: Operator, wired: Services) -> dict[str, Any]:
     A running update is left alone (`state` stays `running`); it is re-queued if it fails.
     """
     with wired.db.write() as conn:
-        previous = queue_rows.requeue(conn, agent_id, utcnow())
+        previous = queue_sweeps.requeue(conn, agent_id, utcnow())
     if previous is None:
         raise UnknownAgent(agent_id)
     if previous == RUNNING:
