@@ -33,7 +33,7 @@ def processes_using(marker: str) -> list[int]:
     return found
 
 
-def wait_until_gone(marker: str, timeout: float = 20.0) -> list[int]:
+def wait_until_gone(marker: str, timeout: float = 60.0) -> list[int]:
     deadline = time.monotonic() + timeout
     while (left := processes_using(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
