@@ -43,6 +43,7 @@ from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.migrations import upgrade
 from summarizer.storage.reading import load_summary
+from summarizer.storage.sql_conversations import SqlConversationStore
 from summarizer.storage.sql_store import SqlStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -131,7 +132,10 @@ def replay(choice: LLMChoice, days: int | None) -> Result:
             clock=clock,
         )
         host = Summarizer(
-            db, store, default_budget=settings.window_tokens, render_summary=render_summary, clock=clock
+            SqlConversationStore(store),
+            default_budget=settings.window_tokens,
+            render_summary=render_summary,
+            clock=clock,
         )
         service = UpdateService(
             SqlStore(db), build_engine(settings), build_worker_config(settings), clock=clock

@@ -14,19 +14,12 @@ import structlog
 
 from summarizer.domain.clock import utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
+from summarizer.domain.history import HistoryView
 from summarizer.domain.kinds import Kind, parse_kind
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.engine.render import NO_SUMMARY_YET, SUMMARY_UNAVAILABLE
-from summarizer.storage.conversations import ConversationStore, IngestReport
-from summarizer.storage.database import Database
-from summarizer.storage.reading import (
-    HistoryView,
-    agent_exists,
-    load_history,
-    load_summary,
-    load_window_messages,
-)
+from summarizer.storage.port import ConversationStorePort, IngestReport
 
 log = structlog.get_logger(__name__)
 
@@ -48,15 +41,13 @@ class Summarizer:
 
     def __init__(
         self,
-        db: Database,
-        store: ConversationStore,
+        store: ConversationStorePort,
         *,
         default_budget: int,
         render_summary: SummaryRenderer,
         on_queued: Callable[[Sequence[str]], None] | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.db = db
         self.store = store
         self._default_budget = default_budget
         self._render = render_summary
@@ -84,25 +75,38 @@ class Summarizer:
                 log.warning("queue.wakeup_failed", agents=report.queued_agents, error=str(exc))
         return report
 
+    def create_agent(self, agent_id: str, *, budget: int | None = None, parent: str | None = None) -> None:
+        """Create an agent (a no-op if it exists). A forked agent inherits its parent's budget override."""
+        self.store.create_agent(agent_id, budget=budget, parent=parent)
+
+    def set_budget(self, agent_id: str, budget: int | None) -> None:
+        """Override (or with None, reset) one agent's window budget; applies from its next message."""
+        self.store.set_budget(agent_id, budget)
+
+    def unsummarized(self, agent_id: str) -> int:
+        """How many evicted exchanges of the agent still wait for a summary."""
+        return self.store.unsummarized(agent_id)
+
+    def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+        self.store.ping()
+
     def history(self, agent_id: str) -> HistoryView:
-        with self.db.read() as conn:
-            view = load_history(conn, agent_id, self._default_budget)
+        view = self.store.history(agent_id, self._default_budget)
         if view is None:
             raise UnknownAgent(agent_id)
         return view
 
     def summary(self, agent_id: str) -> Summary | None:
         """The agent's last committed summary (None before its first update); `UnknownAgent` if none."""
-        with self.db.read() as conn:
-            if not agent_exists(conn, agent_id):
-                raise UnknownAgent(agent_id)
-            return load_summary(conn, agent_id)
+        if not self.store.agent_exists(agent_id):
+            raise UnknownAgent(agent_id)
+        return self.store.load_summary(agent_id)
 
     def summary_text(self, agent_id: str, now: datetime | None = None) -> tuple[str, int | None]:
         """The rendered summary and its version; a placeholder, never an exception, when it can't be read."""
         try:
-            with self.db.read() as conn:
-                record = load_summary(conn, agent_id)
+            record = self.store.load_summary(agent_id)
             if record is None:
                 return NO_SUMMARY_YET, None
             return self._render(record, now or self._clock()), record.version
@@ -112,10 +116,9 @@ class Summarizer:
 
     def get_context(self, agent_id: str, now: datetime | None = None) -> Context:
         """What a host sends to its LLM: the summary, then the preamble and in-window messages."""
-        with self.db.read() as conn:
-            if not agent_exists(conn, agent_id):
-                raise UnknownAgent(agent_id)
-            window = load_window_messages(conn, agent_id)
+        window = self.store.window_messages(agent_id)
+        if window is None:
+            raise UnknownAgent(agent_id)
         summary, version = self.summary_text(agent_id, now)
         return Context(agent_id=agent_id, summary=summary, summary_version=version, messages=tuple(window))
 

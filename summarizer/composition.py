@@ -1,8 +1,9 @@
 """The composition root: the one place that reads Settings and turns them into wired objects.
 
 `load()` is the only call of `load_settings()`; `open_database()` the only place a database is built and
-brought to the current schema; `SqlStore` (the storage port's SQL backend) is chosen here and nowhere
-else. CLI commands and workers ask this module for what they need.
+brought to the current schema (every `build_*` given no database opens one through it); the storage
+port's SQL backends (`SqlStore`, `SqlConversationStore`, `SqlAlertStore`) are chosen here and nowhere
+else. CLI commands, the HTTP API and workers ask this module for what they need.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from summarizer.service.operations import Operations
     from summarizer.service.results import WorkerConfig
     from summarizer.service.update import UpdateService
+    from summarizer.storage.migrations import SchemaAdmin
 
 
 def load() -> Settings:
@@ -45,6 +47,13 @@ def open_database(settings: Settings, *, migrate: bool | None = None) -> Databas
     db = build_database(settings)
     ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
     return db
+
+
+def build_schema(settings: Settings) -> SchemaAdmin:
+    """The schema of the configured database, for `summarizer db upgrade|downgrade|current`."""
+    from summarizer.storage.migrations import SchemaAdmin
+
+    return SchemaAdmin(build_database(settings))
 
 
 def build_token_counter(settings: Settings) -> TokenCounter:
@@ -75,10 +84,11 @@ def render_summary(summary: Summary, now: datetime) -> str:
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:
     """The host facade. With a broker configured, each armed queue row also wakes a worker at once;
     embedded, the worker's own dispatcher picks the row up within SUMMARIZER_DISPATCH_INTERVAL."""
-    db = db or build_database(settings)
+    from summarizer.storage.sql_conversations import SqlConversationStore
+
+    db = db or open_database(settings)
     return Summarizer(
-        db,
-        build_store(settings, db),
+        SqlConversationStore(build_store(settings, db)),
         default_budget=settings.window_tokens,
         render_summary=render_summary,
         on_queued=build_wakeup(settings) if settings.broker_url else None,
@@ -113,7 +123,7 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
     from summarizer.service.update import UpdateService
     from summarizer.storage.sql_store import SqlStore
 
-    store = SqlStore(db or build_database(settings))
+    store = SqlStore(db or open_database(settings))
     return UpdateService(store, build_engine(settings), build_worker_config(settings))
 
 
@@ -142,6 +152,7 @@ def build_alert_service(settings: Settings, db: Database | None = None) -> Alert
     from summarizer.alerting.sinks import Sink, SmtpConfig, SmtpSink, WebhookSink
     from summarizer.domain.alert_rules import AlertThresholds, parse_duration
     from summarizer.settings import SettingsError
+    from summarizer.storage.sql_alerts import SqlAlertStore
 
     sinks: list[Sink] = []
     if settings.alert_webhook_url:
@@ -174,25 +185,24 @@ def build_alert_service(settings: Settings, db: Database | None = None) -> Alert
         window_seconds=parse_duration(settings.alert_window),
     )
     policy = DeliveryPolicy(max_attempts=settings.alert_delivery_max_attempts)
-    return AlertService(db or build_database(settings), thresholds, sinks, policy=policy)
+    return AlertService(SqlAlertStore(db or open_database(settings)), thresholds, sinks, policy=policy)
 
 
 # ----- HTTP API (`summarizer serve`) --------------------------------------------------------------------
 
 
 def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
-    """The HTTP API with the host facade, the operator services and the tokens of SUMMARIZER_API_TOKENS
-    (SettingsError when there is none). A re-queued agent gets a wake-up, as with `summarizer requeue`."""
+    """The HTTP API with the host facade, the operators' facade and the tokens of SUMMARIZER_API_TOKENS
+    (SettingsError when there is none, checked before the database is touched). A re-queued agent gets a
+    wake-up, as with `summarizer requeue`."""
     from summarizer.http.app import ApiServices, create_app
     from summarizer.http.auth import parse_api_tokens
 
     tokens = parse_api_tokens(settings.api_tokens)
-    db = db or build_database(settings)
+    db = db or open_database(settings)
     wired = ApiServices(
         settings=settings,
-        db=db,
         summarizer=build_summarizer(settings, db),
-        alerts=build_alert_service(settings, db),
-        wakeup=build_wakeup(settings),
+        operations=build_operations(settings, db),
     )
     return create_app(wired, tokens)

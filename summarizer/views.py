@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from summarizer.domain.history import ExchangeView, HistoryView
 from summarizer.domain.messages import StoredMessage
 from summarizer.engine.model import Summary, in_time_order
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 from summarizer.humanize import age, tokens_short
-from summarizer.storage.reading import ExchangeView, HistoryView
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -4,8 +4,8 @@ Beat calls `AlertService.evaluate()` every SUMMARIZER_ALERT_INTERVAL seconds (an
 calls it on demand). It never raises: a broken database, rule or sink is logged and reported, and the next
 evaluation simply tries again, so alerting can never take a worker down with it.
 
-Incidents: a firing rule calls `storage.alerts.raise_once` (a no-op while the same kind is open, so a
-lasting condition is ONE alert), a clear rule calls `resolve`, and a rule without enough runs to judge does
+Incidents: a firing rule raises its incident through the `AlertStore` (a no-op while the same kind is open, so a
+lasting condition is ONE alert), a clear rule resolves it, and a rule without enough runs to judge does
 neither. Per-agent `summary_updates_failing` alerts are raised and resolved by the workers themselves; this
 pass only delivers them, exactly like its own.
 
@@ -28,11 +28,11 @@ from typing import Any
 import structlog
 
 from summarizer.alerting.sinks import DeliveryError, Event, LogSink, Notice, Sink
+from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.alert_rules import AlertThresholds, State, Verdict, assess
 from summarizer.domain.errors import SummarizerError
-from summarizer.storage import alerts
-from summarizer.storage.database import Database
-from summarizer.storage.stats import UpdateStats, query_stats
+from summarizer.domain.update_stats import UpdateStats
+from summarizer.storage.port import AlertDraft, AlertStore
 
 log = structlog.get_logger("summarizer.alerts")
 
@@ -102,14 +102,14 @@ class EvaluationReport:
 
 
 def _entry(delivery: dict[str, Any], sink: str) -> dict[str, Any]:
-    """A sink's delivery record; `storage.alerts.raise_once` writes the log sink's as a bare "sent"."""
+    """A sink's delivery record; raising an alert writes the log sink's as a bare "sent"."""
     value = delivery.get(sink)
     if isinstance(value, str):
         return {"status": value}
     return dict(value) if isinstance(value, dict) else {}
 
 
-def next_event(record: alerts.AlertRecord, sink: str, max_attempts: int) -> Event | None:
+def next_event(record: AlertRecord, sink: str, max_attempts: int) -> Event | None:
     """What `sink` is still owed for this alert, if anything."""
     entry = _entry(record.delivery, sink)
     if record.is_open:
@@ -133,7 +133,7 @@ def _after_attempt(
     return {"status": status, "attempts": attempts, "error": error, "last_attempt_at": stamp}
 
 
-def _notice(record: alerts.AlertRecord, event: Event) -> Notice:
+def _notice(record: AlertRecord, event: Event) -> Notice:
     return Notice(
         event=event,
         alert_id=record.id,
@@ -154,14 +154,14 @@ def _short(exc: BaseException) -> str:
 class AlertService:
     def __init__(
         self,
-        db: Database,
+        store: AlertStore,
         thresholds: AlertThresholds | None = None,
         sinks: Sequence[Sink] = (),
         *,
         policy: DeliveryPolicy | None = None,
         clock: Clock | None = None,
     ) -> None:
-        self.db = db
+        self.store = store
         self.thresholds = thresholds or AlertThresholds()
         self.sinks = tuple(sinks)
         self.policy = policy or DeliveryPolicy()
@@ -187,9 +187,8 @@ class AlertService:
 
     def _apply_rules(self, now: datetime, report: EvaluationReport) -> None:
         since = now - timedelta(seconds=self.thresholds.window_seconds)
-        with self.db.read() as conn:
-            stats = query_stats(conn, since=since, until=now)
-            open_kinds = alerts.open_fleet_kinds(conn)
+        stats = self.store.stats(since, now)
+        open_kinds = self.store.open_fleet_kinds()
         report.stats = stats
         report.verdicts = assess(stats, self.thresholds)
         # Only a change needs the write transaction (on SQLite, the database-wide write lock).
@@ -200,23 +199,24 @@ class AlertService:
         ]
         if not todo:
             return
-        changed: list[tuple[Event, Verdict]] = []
-        with self.db.write() as conn:
-            for v in todo:
-                if v.state is State.FIRING:
-                    details = {**v.details, "observed": v.observed, "threshold": v.threshold}
-                    if alerts.raise_once(
-                        conn,
-                        kind=v.kind,
-                        agent_id=None,
-                        message=v.message,
-                        details=details,
-                        now=now,
-                        severity=v.severity,
-                    ):
-                        changed.append(("raised", v))
-                elif v.state is State.CLEAR and alerts.resolve(conn, kind=v.kind, agent_id=None, now=now):
-                    changed.append(("resolved", v))
+        drafts = [
+            AlertDraft(
+                kind=v.kind,
+                agent_id=None,
+                message=v.message,
+                details={**v.details, "observed": v.observed, "threshold": v.threshold},
+                severity=v.severity,
+            )
+            for v in todo
+            if v.state is State.FIRING
+        ]
+        clear = [v.kind for v in todo if v.state is State.CLEAR]
+        raised, resolved = self.store.change_fleet_incidents(drafts, clear, now)
+        changed: list[tuple[Event, Verdict]] = [
+            ("raised" if v.kind in raised else "resolved", v)
+            for v in todo
+            if v.kind in raised or v.kind in resolved
+        ]
         # Logged only after the commit, so the log never announces an incident the table does not hold.
         for event, v in changed:
             (report.raised if event == "raised" else report.resolved).append(v.kind)
@@ -232,8 +232,7 @@ class AlertService:
             return
         policy = self.policy
         horizon = now - timedelta(seconds=policy.resolution_horizon_seconds)
-        with self.db.read() as conn:
-            records = alerts.delivery_candidates(conn, resolved_since=horizon)
+        records = self.store.delivery_candidates(horizon)
         budget = {s.name: policy.per_pass_limit for s in self.sinks}
         for record in records:
             delivery = dict(record.delivery)
@@ -249,13 +248,12 @@ class AlertService:
                 if attempt.status != SENT:
                     budget[sink.name] = 0  # down: spare the other alerts a timeout each until next pass
             if delivery != record.delivery:
-                with self.db.write() as conn:
-                    alerts.save_delivery(conn, record.id, delivery)
+                self.store.save_delivery(record.id, delivery)
             if not any(budget.values()):
                 return
 
     def _attempt(
-        self, sink: Sink, record: alerts.AlertRecord, event: Event, delivery: dict[str, Any], now: datetime
+        self, sink: Sink, record: AlertRecord, event: Event, delivery: dict[str, Any], now: datetime
     ) -> Attempt:
         """Send once and write the outcome into `delivery` (the caller persists it)."""
         error: str | None = None
@@ -286,16 +284,12 @@ class AlertService:
 
     # ----- operator actions -------------------------------------------------------------------------
 
-    def list_alerts(
-        self, *, include_resolved: bool = False, limit: int | None = None
-    ) -> list[alerts.AlertRecord]:
-        with self.db.read() as conn:
-            return alerts.list_records(conn, open_only=not include_resolved, limit=limit)
+    def list_alerts(self, *, include_resolved: bool = False, limit: int | None = None) -> list[AlertRecord]:
+        return self.store.list_alerts(open_only=not include_resolved, limit=limit)
 
-    def ack(self, alert_id: int) -> alerts.AlertRecord:
+    def ack(self, alert_id: int) -> AlertRecord:
         """Mark an alert seen. It stays open until its condition clears; pending sends to sinks stop."""
-        with self.db.write() as conn:
-            record = alerts.acknowledge(conn, alert_id, self._clock())
+        record = self.store.acknowledge(alert_id, self._clock())
         if record is None:
             raise UnknownAlert(alert_id)
         return record

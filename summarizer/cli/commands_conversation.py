@@ -102,7 +102,7 @@ def agent() -> None:
 def agent_create(agent_id: str, budget: int | None, parent: str | None) -> None:
     """Create AGENT_ID (a no-op when it exists)."""
     rt = open_runtime()
-    rt.summarizer.store.create_agent(agent_id, budget=budget, parent=parent)
+    rt.summarizer.create_agent(agent_id, budget=budget, parent=parent)
     click.echo(f"agent {agent_id} ready")
 
 
@@ -118,5 +118,5 @@ def agent_budget(agent_id: str, tokens: str) -> None:
     else:
         raise click.BadParameter(f"expected a whole number of tokens or 'default', got {tokens!r}")
     rt = open_runtime()
-    rt.summarizer.store.set_budget(agent_id, budget)
+    rt.summarizer.set_budget(agent_id, budget)
     click.echo(f"agent {agent_id} budget: {tokens}")

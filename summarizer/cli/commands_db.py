@@ -5,8 +5,6 @@ from __future__ import annotations
 import click
 
 from summarizer import composition
-from summarizer.composition import build_database
-from summarizer.storage import migrations
 
 
 @click.group()
@@ -18,22 +16,21 @@ def db() -> None:
 @click.argument("revision", default="head")
 def upgrade(revision: str) -> None:
     """Upgrade the schema to REVISION (default: the newest)."""
-    database = build_database(composition.load())
-    migrations.upgrade(database, revision)
-    click.echo(f"database at {migrations.current_revision(database)}")
+    schema = composition.build_schema(composition.load())
+    schema.upgrade(revision)
+    click.echo(f"database at {schema.current()}")
 
 
 @db.command()
 @click.argument("revision", default="-1")
 def downgrade(revision: str) -> None:
     """Downgrade the schema to REVISION (default: one step back; 'base' removes every table)."""
-    database = build_database(composition.load())
-    migrations.downgrade(database, revision)
-    click.echo(f"database at {migrations.current_revision(database) or 'base'}")
+    schema = composition.build_schema(composition.load())
+    schema.downgrade(revision)
+    click.echo(f"database at {schema.current() or 'base'}")
 
 
 @db.command()
 def current() -> None:
     """Print the schema revision of the configured database."""
-    database = build_database(composition.load())
-    click.echo(migrations.current_revision(database) or "base (no schema)")
+    click.echo(composition.build_schema(composition.load()).current() or "base (no schema)")

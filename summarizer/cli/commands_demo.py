@@ -23,18 +23,15 @@ from itertools import groupby
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from sqlalchemy import select
 
 from summarizer.cli.runtime import Runtime, open_runtime
-from summarizer.composition import build_update_service, render_summary
+from summarizer.composition import render_summary
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.tiers import KEEP_FOR_DAYS
 from summarizer.llm.factory import chosen_llm
 from summarizer.samples import SAMPLE_AGENT as DEMO_AGENT
 from summarizer.samples import sample_path
 from summarizer.settings import LLMChoice
-from summarizer.storage.reading import load_summary
-from summarizer.storage.schema import agents
 from summarizer.views import history_text
 
 # The demo's sliding window: small enough that part of the last replayed day leaves it, so all three tiers
@@ -107,9 +104,7 @@ def stop_process_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def waiting_exchanges(rt: Runtime) -> int:
-    with rt.db.read() as conn:
-        value = conn.execute(select(agents.c.unsummarized).where(agents.c.id == DEMO_AGENT)).scalar()
-    return int(value or 0)
+    return rt.summarizer.unsummarized(DEMO_AGENT)
 
 
 def progress_bar(console: Console) -> Progress:
@@ -179,15 +174,14 @@ def demo() -> None:
     except KeyboardInterrupt:
         console.print("interrupted: the worker was stopped; what was recorded stays recorded")
         sys.exit(130)
-    aging = build_update_service(rt.settings, rt.db).age(datetime.now(UTC), DEMO_AGENT)
+    aging = rt.update_service().age(datetime.now(UTC), DEMO_AGENT)
     console.print(
         f"replayed {len(records)} message(s) over {len(days)} day(s) ({len(records) - stored} already stored); "
         f"{evicted} exchange(s) left the window and "
         f"were summarized; aging moved {aging.moved} item(s) and dropped {aging.dropped} older than {KEEP_FOR_DAYS} days"
     )
     now = datetime.now(UTC)
-    with rt.db.read() as conn:
-        record = load_summary(conn, DEMO_AGENT)
+    record = rt.summarizer.summary(DEMO_AGENT)
     console.rule("summary")
     console.print(render_summary(record, now) if record else "(no summary)", markup=False, highlight=False)
     console.rule("history")
@@ -197,11 +191,8 @@ def demo() -> None:
 
 def print_dashboard(rt: Runtime, console: Console) -> None:
     from summarizer.cli.commands_ops import stats_text
-    from summarizer.storage.stats import query_stats
 
-    now = datetime.now(UTC)
-    with rt.db.read() as conn:
-        figures = query_stats(conn, since=now - timedelta(hours=1), until=now)
+    figures = rt.operations().stats(timedelta(hours=1).total_seconds())
     console.rule("summary updates")
     counts_tokens = chosen_llm(rt.settings) is not LLMChoice.OFFLINE
     text = stats_text(figures, "hour", rt.settings.summary_max_tokens, counts_tokens=counts_tokens)

@@ -1,7 +1,7 @@
 """`summarizer stats` and `summarizer alerts [ack|check]`: the seed's dashboard and its alerts.
 
-Both read the same figures the alert beat judges (`storage.stats.query_stats`), so what an operator sees
-is what the rules saw.
+Both read the same figures the alert beat judges (through the operators' facade, `Operations`), so what
+an operator sees is what the rules saw.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import click
 
 from summarizer import composition
 from summarizer.alerting.service import EvaluationReport
+from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.alert_rules import format_duration, parse_duration
+from summarizer.domain.update_stats import UpdateStats
 from summarizer.humanize import age, tokens_short
 from summarizer.service.operations import Operations
 from summarizer.settings import Settings
-from summarizer.storage.alerts import AlertRecord
-from summarizer.storage.port import UpdateStats
 
 
 def _open() -> tuple[Settings, Operations]:

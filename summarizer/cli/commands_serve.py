@@ -8,8 +8,7 @@ import socket
 import click
 
 from summarizer import composition
-from summarizer.composition import build_database, build_http_app
-from summarizer.storage.migrations import ensure_schema
+from summarizer.composition import build_http_app
 
 
 class CannotListen(click.ClickException):
@@ -48,9 +47,8 @@ def serve(host: str | None, port: int | None) -> None:
     import uvicorn
 
     settings = composition.load()
-    db = build_database(settings)
-    app = build_http_app(settings, db)  # refuses to go on without a token, before touching the database
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
+    # Refuses to go on without a token before touching the database; then opens it at the current schema.
+    app = build_http_app(settings)
     sock = _listen(host or settings.api_host, settings.api_port if port is None else port)
     bound_host, bound_port = sock.getsockname()[:2]
     click.echo(

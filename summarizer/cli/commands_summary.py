@@ -50,13 +50,11 @@ def age(now_text: str | None, agent_id: str | None) -> None:
 
     Idempotent per agent and day; beat runs it on a schedule, this runs it now.
     """
-    from summarizer.composition import build_update_service
-
     now = parse_now(now_text)
     rt = open_runtime()
     if agent_id is not None:
         rt.summarizer.summary(agent_id)  # raises UnknownAgent
-    report = build_update_service(rt.settings, rt.db).age(now, agent_id)
+    report = rt.update_service().age(now, agent_id)
     click.echo(
         f"aged {report.agents} summary(ies) as of {now.isoformat()}: "
         f"{report.moved} item(s) moved to an older tier, {report.dropped} dropped (older than {KEEP_FOR_DAYS} days)"

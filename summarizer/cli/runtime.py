@@ -1,25 +1,39 @@
-"""What every command needs: settings, a database at the right schema, the wired facade."""
+"""What every command needs: settings, and the services wired over one database at the right schema."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
 from summarizer import composition
 from summarizer.api import Summarizer
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+
+if TYPE_CHECKING:
+    from summarizer.service.operations import Operations
+    from summarizer.service.update import UpdateService
 
 
 @dataclass
 class Runtime:
     settings: Settings
-    db: Database
     summarizer: Summarizer
+    update_service: Callable[[], UpdateService]
+    """Builds the update service (loads the LLM adapter) over the same database, when a command needs it."""
+    operations: Callable[[], Operations]
+    """Builds the operators' facade over the same database."""
 
 
 def open_runtime(*, migrate: bool | None = None) -> Runtime:
-    """Settings, the database at the current schema, the facade. `migrate` (default: only for the embedded
+    """Settings, the database at the current schema, the facades. `migrate` (default: only for the embedded
     database) upgrades a schema that is behind instead of refusing to run."""
     settings = composition.load()
     db = composition.open_database(settings, migrate=migrate)
-    return Runtime(settings, db, composition.build_summarizer(settings, db))
+    return Runtime(
+        settings,
+        composition.build_summarizer(settings, db),
+        update_service=partial(composition.build_update_service, settings, db),
+        operations=partial(composition.build_operations, settings, db),
+    )

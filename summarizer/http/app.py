@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
@@ -14,19 +13,16 @@ from typing import Any
 import structlog
 from fastapi import FastAPI, Request, status
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
-from summarizer.alerting.service import AlertService, UnknownAlert
+from summarizer.alerting.service import UnknownAlert
 from summarizer.api import Summarizer
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.http.auth import ApiToken
 from summarizer.http.schemas import Health
+from summarizer.service.operations import Operations
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
 
 log = structlog.get_logger("summarizer.http")
-
-Wakeup = Callable[[Sequence[str]], None]
 
 
 @dataclass(frozen=True)
@@ -34,11 +30,10 @@ class ApiServices:
     """What the routes use, wired by the composition root."""
 
     settings: Settings
-    db: Database
     summarizer: Summarizer
-    alerts: AlertService
-    wakeup: Wakeup | None
-    """Sends a worker to a re-queued agent at once; None: the dispatcher's next run picks it up."""
+    """The host facade (record, context, summary, history)."""
+    operations: Operations
+    """The operators' facade (queue, requeue with its wake-up, stats, alerts)."""
 
 
 def services(request: Request) -> ApiServices:
@@ -82,8 +77,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     def healthz(request: Request) -> Any:
         """Whether the database answers; needs no token (for load balancers and orchestrators)."""
         try:
-            with services(request).db.read() as conn:
-                conn.execute(text("SELECT 1"))
+            services(request).summarizer.ping()
         except Exception as exc:
             log.warning("healthz.database_unavailable", error=f"{type(exc).__name__}: {exc}")
             return JSONResponse(

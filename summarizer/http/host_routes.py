@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Request
 from starlette.concurrency import run_in_threadpool
 
-from summarizer.domain.errors import UnknownAgent
 from summarizer.engine.render import render_summary
 from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import AgentId
@@ -24,7 +23,6 @@ from summarizer.http.schemas import (
     SummaryOut,
     messages_request_schema,
 )
-from summarizer.storage.reading import agent_exists, load_summary
 from summarizer.views import history_json, message_json, summary_json
 
 Services = Annotated[ApiServices, Depends(services)]
@@ -110,11 +108,7 @@ def context(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 @router.get("/summary", response_model=SummaryOut, responses=READ_ERRORS)
 def summary(agent_id: AgentId, wired: Services) -> dict[str, Any]:
     """The latest committed summary: its tiers and items, and the Markdown a host sends."""
-    with wired.db.read() as conn:
-        if not agent_exists(conn, agent_id):
-            raise UnknownAgent(agent_id)
-        record = load_summary(conn, agent_id)
-    current = record
+    current = wired.summarizer.summary(agent_id)  # UnknownAgent: 404
     markdown = render_summary(current, datetime.now(UTC))
     return summary_json(current, agent_id, markdown, wired.settings.summary_max_tokens)
 

@@ -1,28 +1,24 @@
 """The operator endpoints: the queue, re-queueing an agent, update figures, alerts.
 
-Every operator action of the HTTP API is in this module and calls the functions the matching CLI
+Every operator action of the HTTP API is in this module and calls the `Operations` methods the matching CLI
 command calls (`queue`, `requeue`, `stats`, `alerts`, `alerts ack`), so both always agree. Only an
 unscoped token may use them: they see the whole fleet.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import structlog
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
 
 from summarizer.domain.alert_rules import format_duration, parse_duration
-from summarizer.domain.clock import utcnow
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.queue_states import RUNNING
 from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import Operator
 from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
-from summarizer.storage import queue as queue_rows
-from summarizer.storage import queue_sweeps
-from summarizer.storage.stats import query_stats
 
 log = structlog.get_logger("summarizer.http")
 
@@ -48,8 +44,7 @@ def queue(
     state: Annotated[list[QueueState] | None, Query(description="Only rows in these states")] = None,
 ) -> list[dict[str, Any]]:
     """The summary update queue, one row per agent (`summarizer queue --json`, plus the last error)."""
-    with wired.db.read() as conn:
-        rows = queue_rows.list_rows(conn, states=state or None)
+    rows = wired.operations.queue(states=state or None)
     return [{**r.to_json(), "last_error": r.last_error} for r in rows]
 
 
@@ -59,30 +54,17 @@ def requeue(agent_id: str, _: Operator, wired: Services) -> dict[str, Any]:
 
     A running update is left alone (`state` stays `running`); it is re-queued if it fails.
     """
-    with wired.db.write() as conn:
-        previous = queue_sweeps.requeue(conn, agent_id, utcnow())
-    if previous is None:
+    done = wired.operations.requeue(agent_id)
+    if done is None:
         raise UnknownAgent(agent_id)
-    if previous == RUNNING:
-        return {"agent_id": agent_id, "previous_state": previous, "state": previous, "woken": False}
+    if done.wake_error is not None:  # a lost wake-up only delays: the dispatcher finds every pending row
+        log.warning("requeue.wakeup_failed", agent_id=agent_id, error=done.wake_error)
     return {
         "agent_id": agent_id,
-        "previous_state": previous,
-        "state": "pending",
-        "woken": _wake(wired, agent_id),
+        "previous_state": done.previous,
+        "state": RUNNING if done.previous == RUNNING else "pending",
+        "woken": done.woken,
     }
-
-
-def _wake(wired: ApiServices, agent_id: str) -> bool:
-    """A lost wake-up only delays: the dispatcher finds every pending row anyway."""
-    if wired.wakeup is None:
-        return False
-    try:
-        wired.wakeup([agent_id])
-    except Exception as exc:
-        log.warning("requeue.wakeup_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")
-        return False
-    return True
 
 
 @router.get("/stats", response_model=StatsOut, responses=BAD_QUERY)
@@ -93,9 +75,7 @@ def stats(
 ) -> dict[str, Any]:
     """Update figures over a recent window and the queue as it is now (`summarizer stats --json`)."""
     seconds = _window(since)
-    now = datetime.now(UTC)
-    with wired.db.read() as conn:
-        figures = query_stats(conn, since=now - timedelta(seconds=seconds), until=now)
+    figures = wired.operations.stats(seconds, datetime.now(UTC))
     doc = figures.to_json(wired.settings.summary_max_tokens)
     doc["window"]["label"] = format_duration(seconds)
     return doc
@@ -119,7 +99,7 @@ def alerts(
     limit: Annotated[int, Query(ge=1, le=10_000, description="Newest first")] = 100,
 ) -> list[dict[str, Any]]:
     """Open alerts, newest first (`summarizer alerts --json`); `all=true` adds resolved ones."""
-    return [r.to_json() for r in wired.alerts.list_alerts(include_resolved=all, limit=limit)]
+    return [r.to_json() for r in wired.operations.alerts(include_resolved=all, limit=limit)]
 
 
 @router.post("/alerts/{alert_id}/ack", response_model=AlertOut, responses=NOT_FOUND)
@@ -128,4 +108,4 @@ def ack(
 ) -> dict[str, Any]:
     """Acknowledge an alert (`summarizer alerts ack ID`): it stays open until its condition clears, but
     is sent nowhere else."""
-    return wired.alerts.ack(alert_id).to_json()
+    return wired.operations.ack_alert(alert_id).to_json()

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 import structlog
 
 from summarizer.alerting.service import AlertService, EvaluationReport
+from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.queue_states import RUNNING
-from summarizer.storage.alerts import AlertRecord
 from summarizer.storage.port import OperatorStore, QueueRow, UpdateStats
 
 log = structlog.get_logger(__name__)

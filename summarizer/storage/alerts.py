@@ -7,48 +7,30 @@ same outage... unless the first alert was resolved in between, which makes it a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, RowMapping, bindparam, insert, or_, select, update
 
+from summarizer.domain.alert_records import AlertRecord
 from summarizer.storage.schema import alerts
 
+__all__ = [
+    "SUMMARY_UPDATES_FAILING",
+    "AlertRecord",
+    "acknowledge",
+    "delivery_candidates",
+    "get_record",
+    "list_alerts",
+    "list_records",
+    "open_fleet_kinds",
+    "raise_once",
+    "record_from_row",
+    "resolve",
+    "save_delivery",
+]
+
 SUMMARY_UPDATES_FAILING = "summary_updates_failing"
-
-
-@dataclass(frozen=True, slots=True)
-class AlertRecord:
-    id: int
-    kind: str
-    agent_id: str | None
-    severity: str
-    message: str
-    details: dict[str, Any]
-    created_at: datetime
-    resolved_at: datetime | None
-    acknowledged_at: datetime | None
-    delivery: dict[str, Any]
-
-    @property
-    def is_open(self) -> bool:
-        return self.resolved_at is None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "agent_id": self.agent_id,
-            "severity": self.severity,
-            "message": self.message,
-            "details": self.details,
-            "created_at": self.created_at.isoformat(),
-            "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
-            "acknowledged_at": self.acknowledged_at.isoformat() if self.acknowledged_at else None,
-            "open": self.is_open,
-            "delivery": self.delivery,
-        }
 
 
 def record_from_row(m: RowMapping) -> AlertRecord:

@@ -64,3 +64,20 @@ def ensure_schema(db: Database, *, auto_upgrade: bool) -> None:
     raise SchemaOutOfDate(
         f"database schema is at {current or 'nothing'}, this version needs {head}: run `summarizer db upgrade`"
     )
+
+
+class SchemaAdmin:
+    """The `summarizer db` commands' view of one database's schema: where it is, move it up or down."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def current(self) -> str | None:
+        """The applied revision; None for a database without the schema."""
+        return current_revision(self._db)
+
+    def upgrade(self, revision: str = "head") -> None:
+        upgrade(self._db, revision)
+
+    def downgrade(self, revision: str = "-1") -> None:
+        downgrade(self._db, revision)

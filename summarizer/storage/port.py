@@ -1,7 +1,8 @@
 """The storage port: what the services need of a store, as protocols, and the values that cross it.
 
 The update service, its sweeps and aging speak only to `UpdateStore`; the operators' facade speaks only
-to `OperatorStore`. Each method is one short unit of work (its own transaction, or one statement), so a
+to `OperatorStore`; the host facade (`api.Summarizer`) to `ConversationStorePort`; the alert service to
+`AlertStore`. Each method is one short unit of work (its own transaction, or one statement), so a
 backend is free to run it the cheapest way its database allows: the SQL backend (`sql_store.py`) keeps
 PostgreSQL's one-statement claim-and-read and commit through `Database.run_hot`, and the in-memory fake
 (`summarizer/testing/memory_store.py`) runs the same contract in a dict for unit tests.
@@ -14,28 +15,40 @@ travels as one argument and one method writes it all or nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from summarizer.domain.alert_records import AlertRecord
+from summarizer.domain.history import HistoryView
+from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
 from summarizer.storage.batch_reads import AgentState, EvictedBatch
+from summarizer.storage.conversations import IngestReport
 from summarizer.storage.queue import LEASE_EXPIRED_ERROR, Claim, LostClaim, QueueRow
 from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord, StaleSummary
 from summarizer.storage.update_commit import Committed, UpdateCommit
 
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
 __all__ = [
     "LEASE_EXPIRED_ERROR",
     "SUMMARY_UPDATES_FAILING",
     "AgentState",
     "AlertDraft",
+    "AlertRecord",
+    "AlertStore",
     "Claim",
     "Committed",
+    "ConversationStorePort",
     "EvictedBatch",
+    "HistoryView",
+    "IngestReport",
     "LostClaim",
     "OperatorStore",
     "QueueRow",
@@ -56,6 +69,7 @@ class AlertDraft:
     agent_id: str | None
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    severity: str = "critical"
 
 
 ParkedRun = Callable[[Rescued], tuple[RunRecord, AlertDraft]]
@@ -158,3 +172,79 @@ class OperatorStore(Protocol):
     def stats(self, since: datetime, until: datetime) -> UpdateStats: ...
 
     def requeue(self, agent_id: str, now: datetime) -> str | None: ...
+
+
+# ----- hosts: the conversation store ------------------------------------------------------------------
+
+
+class ConversationStorePort(Protocol):
+    """What the host facade (`api.Summarizer`) needs of a store: record, read the window, budgets.
+
+    Recording is one transaction per call (all or nothing); the reads are plain reads that never wait for
+    a writer. `record_in` is the one method that takes a connection: a host that shares the database
+    records inside its own open transaction, so it only exists on a SQL backend's terms.
+    """
+
+    def record(self, agent_id: str, batch: Sequence[NewMessage]) -> IngestReport: ...
+
+    def record_many(self, records: Iterable[tuple[str, NewMessage]]) -> IngestReport: ...
+
+    def record_in(self, conn: Connection, records: Iterable[tuple[str, NewMessage]]) -> IngestReport: ...
+
+    def create_agent(
+        self, agent_id: str, *, budget: int | None = None, parent: str | None = None
+    ) -> None: ...
+
+    def set_budget(self, agent_id: str, budget: int | None) -> None: ...
+
+    def agent_exists(self, agent_id: str) -> bool: ...
+
+    def window_messages(self, agent_id: str) -> list[StoredMessage] | None:
+        """The preamble and every in-window message, in conversation order; None for an unknown agent."""
+        ...
+
+    def load_summary(self, agent_id: str) -> Summary | None: ...
+
+    def history(self, agent_id: str, default_budget: int) -> HistoryView | None:
+        """The agent's exchanges and window totals; None for an unknown agent."""
+        ...
+
+    def unsummarized(self, agent_id: str) -> int:
+        """How many evicted exchanges of the agent wait for a summary (0 for an unknown agent)."""
+        ...
+
+    def ping(self) -> None:
+        """Raise if the store cannot be reached (the health check)."""
+        ...
+
+
+# ----- alerts -------------------------------------------------------------------------------------------
+
+
+class AlertStore(Protocol):
+    """The alerts table as the alert service uses it, and the figures its fleet-wide rules judge."""
+
+    def stats(self, since: datetime, until: datetime) -> UpdateStats: ...
+
+    def open_fleet_kinds(self) -> set[str]:
+        """Kinds of the open alerts that belong to no agent (the fleet-wide rules' incidents)."""
+        ...
+
+    def change_fleet_incidents(
+        self, raise_: Sequence[AlertDraft], resolve: Sequence[str], now: datetime
+    ) -> tuple[list[str], list[str]]:
+        """In one transaction, raise each draft once and resolve each kind's open fleet-wide incident.
+        Returns the kinds newly raised and the kinds actually resolved."""
+        ...
+
+    def delivery_candidates(self, resolved_since: datetime) -> list[AlertRecord]: ...
+
+    def save_delivery(self, alert_id: int, delivery: dict[str, Any]) -> None: ...
+
+    def list_alerts(self, *, open_only: bool, limit: int | None) -> list[AlertRecord]:
+        """Newest first."""
+        ...
+
+    def acknowledge(self, alert_id: int, now: datetime) -> AlertRecord | None:
+        """Stamp `acknowledged_at` (the first acknowledgement wins); None for an unknown id."""
+        ...

@@ -2,40 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, select
 
+from summarizer.domain.history import ExchangeView, HistoryView
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.storage.schema import agents, exchanges, messages, summaries
 from summarizer.storage.summary_rows import summary_from_row
 
-
-@dataclass(frozen=True, slots=True)
-class ExchangeView:
-    id: int
-    state: str  # "window" | "evicted"
-    evict_reason: str | None
-    tokens: int
-    message_count: int
-    started_at: datetime
-    ended_at: datetime
-    evicted_at: datetime | None
-    title: str
-    completed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryView:
-    agent_id: str
-    budget_tokens: int
-    window_tokens: int
-    preamble_tokens: int
-    exchanges: tuple[ExchangeView, ...]
+__all__ = [
+    "ExchangeView",
+    "HistoryView",
+    "agent_exists",
+    "load_history",
+    "load_summary",
+    "load_window_messages",
+    "message_from_row",
+]
 
 
 def agent_exists(conn: Connection, agent_id: str) -> bool:

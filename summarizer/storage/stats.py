@@ -20,89 +20,21 @@ What the figures mean:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, case, func, literal, select
 
-from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
+from summarizer.domain.update_stats import UpdateStats
 from summarizer.storage.schema import summary_runs as runs
 from summarizer.storage.schema import summary_update_queue as q
+
+__all__ = ["COMPLETED_OUTCOMES", "FAILED_OUTCOMES", "PARKED_OUTCOME", "UpdateStats", "query_stats"]
 
 # The outcomes UpdateService writes to `summary_runs` (service.results.Outcome; storage does not import it).
 COMPLETED_OUTCOMES = ("ok",)
 FAILED_OUTCOMES = ("retry", "parked")
 PARKED_OUTCOME = "parked"
-BACKLOG_STATES = (PENDING, RUNNING, FAILED)
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateStats:
-    since: datetime
-    until: datetime
-    updates_completed: int = 0
-    updates_failed: int = 0
-    updates_parked: int = 0
-    avg_duration_ms: float | None = None
-    avg_summary_tokens: float | None = None
-    largest_summary_tokens: int | None = None
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    truncations: int = 0
-    paths: dict[str, int] = field(default_factory=dict)
-    queue: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def runs(self) -> int:
-        return self.updates_completed + self.updates_failed
-
-    @property
-    def failure_rate(self) -> float:
-        return self.updates_failed / self.runs if self.runs else 0.0
-
-    @property
-    def updates_queued(self) -> int:
-        return self.queue.get(PENDING, 0)
-
-    @property
-    def queue_depth(self) -> int:
-        return sum(self.queue.get(state, 0) for state in BACKLOG_STATES)
-
-    @property
-    def window_seconds(self) -> float:
-        return (self.until - self.since).total_seconds()
-
-    def to_json(self, summary_max_tokens: int | None = None) -> dict[str, Any]:
-        """The `stats --json` document: seed 004's metrics first, then the breakdowns. `summary_max_tokens`
-        is the configured cap, the "/10k" of the dashboard's "7.8k/10k tokens"."""
-        return {
-            "updates_queued": self.updates_queued,
-            "updates_completed": self.updates_completed,
-            "updates_failed": self.updates_failed,
-            "failure_rate": round(self.failure_rate, 4),
-            "avg_duration_ms": _rounded(self.avg_duration_ms),
-            "avg_summary_tokens": _rounded(self.avg_summary_tokens),
-            "queue_depth": self.queue_depth,
-            "llm_input_tokens": self.llm_input_tokens,
-            "llm_output_tokens": self.llm_output_tokens,
-            "truncations": self.truncations,
-            "runs": self.runs,
-            "updates_parked": self.updates_parked,
-            "largest_summary_tokens": self.largest_summary_tokens,
-            "summary_max_tokens": summary_max_tokens,
-            "paths": dict(sorted(self.paths.items())),
-            "queue": {state: self.queue.get(state, 0) for state in (PENDING, RUNNING, FAILED, IDLE)},
-            "window": {
-                "since": self.since.isoformat(),
-                "until": self.until.isoformat(),
-                "seconds": self.window_seconds,
-            },
-        }
-
-
-def _rounded(value: float | None) -> int | None:
-    return None if value is None else round(value)
 
 
 def _count_if(condition: Any) -> Any:

@@ -24,6 +24,7 @@ from summarizer.storage import alerts
 from summarizer.storage.alerts import AlertRecord
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summary_update_queue
+from summarizer.storage.sql_alerts import SqlAlertStore
 from summarizer.storage.sql_store import SqlStore
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
@@ -47,7 +48,9 @@ def alert_service(
     db: Database, clock: Clock, sinks: Sequence[Sink] = (), *, max_attempts: int = 5, **limits: Any
 ) -> AlertService:
     thresholds = AlertThresholds(**{"queue_depth": 2, "min_runs": 4, "window_seconds": 3_600, **limits})
-    return AlertService(db, thresholds, sinks, policy=DeliveryPolicy(max_attempts=max_attempts), clock=clock)
+    return AlertService(
+        SqlAlertStore(db), thresholds, sinks, policy=DeliveryPolicy(max_attempts=max_attempts), clock=clock
+    )
 
 
 def backlog(db: Database, pending: int, now: datetime) -> None:
@@ -329,7 +332,7 @@ def test_an_unusable_database_is_reported_not_raised(tmp_path: Path) -> None:
     db = Database(f"sqlite:///{(tmp_path / 'not-a-file.db').as_posix()}")
     try:
         with capture_logs() as logs:
-            report = AlertService(db, sinks=[RecordingSink()]).evaluate()
+            report = AlertService(SqlAlertStore(db), sinks=[RecordingSink()]).evaluate()
     finally:
         db.dispose()
     assert [e.split(":")[0] for e in report.errors] == ["rules", "delivery"]

@@ -16,6 +16,7 @@ from summarizer.engine.model import Summary
 from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summaries
+from summarizer.storage.sql_conversations import SqlConversationStore
 from summarizer.views import history_json, history_text
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -33,7 +34,11 @@ def facade(db: Database, budget: int = 70, woken: list[str] | None = None) -> Su
             woken.extend(agents)
 
     return Summarizer(
-        db, store, default_budget=budget, render_summary=render, on_queued=wake, clock=lambda: T0
+        SqlConversationStore(store),
+        default_budget=budget,
+        render_summary=render,
+        on_queued=wake,
+        clock=lambda: T0,
     )
 
 
