@@ -195,6 +195,7 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
     """The HTTP API with the host facade, the operators' facade and the tokens of SUMMARIZER_API_TOKENS
     (SettingsError when there is none, checked before the database is touched). A re-queued agent gets a
     wake-up, as with `summarizer requeue`."""
+    from summarizer.fleet_view import FleetView
     from summarizer.http.app import ApiServices, create_app
     from summarizer.http.auth import parse_api_tokens
 
@@ -204,5 +205,6 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
         settings=settings,
         summarizer=build_summarizer(settings, db),
         operations=build_operations(settings, db),
+        fleet=FleetView(db),
     )
     return create_app(wired, tokens)

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from summarizer.alerting.service import UnknownAlert
 from summarizer.api import Summarizer
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
+from summarizer.fleet_view import FleetView
 from summarizer.http.auth import ApiToken
 from summarizer.http.schemas import Health
 from summarizer.service.operations import Operations
@@ -34,6 +35,8 @@ class ApiServices:
     """The host facade (record, context, summary, history)."""
     operations: Operations
     """The operators' facade (queue, requeue with its wake-up, stats, alerts)."""
+    fleet: FleetView
+    """The agent list and the runs over time, for the operator's page."""
 
 
 def services(request: Request) -> ApiServices:
@@ -53,8 +56,10 @@ def _not_found(_request: Request, exc: Exception) -> JSONResponse:
 
 def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     """The whole HTTP API; `tokens` must hold at least one (see `auth.parse_api_tokens`)."""
+    from summarizer.http.fleet_routes import router as fleet_router
     from summarizer.http.host_routes import router as host_router
     from summarizer.http.operator_routes import router as operator_router
+    from summarizer.http.page import mount_page
 
     if not tokens:
         raise ValueError("the HTTP API needs at least one token")
@@ -72,6 +77,8 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.add_exception_handler(UnknownAlert, _not_found)
     app.include_router(host_router)
     app.include_router(operator_router)
+    app.include_router(fleet_router)
+    mount_page(app)
 
     @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
     def healthz(request: Request) -> Any:

@@ -74,14 +74,15 @@ def stats(
     since: Annotated[str, Query(description="Window of runs: e.g. 90m, 24h, 7d", max_length=32)] = "24h",
 ) -> dict[str, Any]:
     """Update figures over a recent window and the queue as it is now (`summarizer stats --json`)."""
-    seconds = _window(since)
+    seconds = window_seconds(since)
     figures = wired.operations.stats(seconds, datetime.now(UTC))
     doc = figures.to_json(wired.settings.summary_max_tokens)
     doc["window"]["label"] = format_duration(seconds)
     return doc
 
 
-def _window(text: str) -> float:
+def window_seconds(text: str) -> float:
+    """A `since` query parameter in seconds; 422 when it is not a duration or is over ten years."""
     try:
         seconds = parse_duration(text)
     except ValueError as exc:

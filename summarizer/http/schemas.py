@@ -201,3 +201,27 @@ class AlertOut(Document):
 class Health(Document):
     status: Literal["ok", "unavailable"]
     database: str
+
+
+class AgentListed(Document):
+    agent_id: str
+    created_at: str
+    last_message_at: str | None
+    window_tokens: int
+    unsummarized_exchanges: int = Field(description="Evicted exchanges not yet folded into the summary")
+    queue_state: str | None = Field(description="pending | running | idle | failed; null: never queued")
+    summary_version: int | None
+    summary_tokens: int | None
+
+
+class SeriesBucket(Document):
+    start: str
+    completed: int
+    failed: int
+
+
+class SeriesOut(Document):
+    since: str
+    until: str
+    bucket_seconds: float
+    buckets: list[SeriesBucket]

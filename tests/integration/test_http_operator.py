@@ -123,6 +123,7 @@ HOST_READS = ("context", "summary", "history")
 OPERATOR_CALLS = (
     ("GET", "/v1/queue"),
     ("GET", "/v1/stats"),
+    ("GET", "/v1/stats/series"),
     ("GET", "/v1/alerts"),
     ("POST", "/v1/alerts/1/ack"),
     ("POST", f"/v1/agents/{OWN}/requeue"),
@@ -203,6 +204,8 @@ def test_the_openapi_document_lists_every_endpoint(client: TestClient) -> None:
         ("GET", "/v1/stats"),
         ("GET", "/v1/alerts"),
         ("POST", "/v1/alerts/{alert_id}/ack"),
+        ("GET", "/v1/agents"),
+        ("GET", "/v1/stats/series"),
         ("GET", "/healthz"),
     }
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"

@@ -1,0 +1,80 @@
+"""The fleet endpoints the operator's page reads: the agent list and update runs over time.
+
+`GET /v1/agents` is open to every token: a scoped token lists only the agents its prefix covers.
+`GET /v1/stats/series` sees the whole fleet, so only an unscoped token may call it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from summarizer.fleet_view import MAX_BUCKETS
+from summarizer.http.app import ApiServices, services
+from summarizer.http.auth import Operator, Principal, current_principal
+from summarizer.http.operator_routes import BAD_QUERY, ERRORS, window_seconds
+from summarizer.http.schemas import AgentListed, SeriesOut
+
+Services = Annotated[ApiServices, Depends(services)]
+Caller = Annotated[Principal, Depends(current_principal)]
+MAX_AGENTS_PAGE = 1000
+
+router = APIRouter(prefix="/v1", tags=["operator"], responses=ERRORS)
+
+
+def _scoped_prefix(token_prefix: str | None, asked: str | None) -> str | None:
+    """The narrower of the token's prefix and the asked one (when they overlap: see `_disjoint`)."""
+    if token_prefix is None:
+        return asked or None
+    if not asked or asked.startswith(token_prefix):
+        return asked or token_prefix
+    return token_prefix if token_prefix.startswith(asked) else None
+
+
+def _disjoint(token_prefix: str | None, asked: str | None) -> bool:
+    if token_prefix is None or not asked:
+        return False
+    return not (asked.startswith(token_prefix) or token_prefix.startswith(asked))
+
+
+@router.get("/agents", response_model=list[AgentListed], responses=BAD_QUERY)
+def agents(
+    principal: Caller,
+    wired: Services,
+    prefix: Annotated[str | None, Query(max_length=200, description="Ids starting with this")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="Ids containing this, any case")] = None,
+    after: Annotated[
+        str | None, Query(max_length=200, description="Ids after this one: the last id of the previous page")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_AGENTS_PAGE, description="Page size")] = 100,
+) -> list[dict[str, Any]]:
+    """Agents in id order with their queue state and summary size; a scoped token sees only its agents."""
+    if _disjoint(principal.prefix, prefix):
+        return []
+    effective = _scoped_prefix(principal.prefix, prefix)
+    rows = wired.fleet.agents(prefix=effective, contains=q, after=after, limit=limit)
+    return [row.to_json() for row in rows]
+
+
+@router.get("/stats/series", response_model=SeriesOut, responses=BAD_QUERY)
+def series(
+    _: Operator,
+    wired: Services,
+    since: Annotated[str, Query(description="Window: e.g. 90m, 24h, 7d", max_length=32)] = "24h",
+    buckets: Annotated[int, Query(ge=1, le=MAX_BUCKETS, description="Equal slices of the window")] = 24,
+) -> dict[str, Any]:
+    """Completed and failed summary updates per time bucket, oldest first (the page's chart)."""
+    seconds = window_seconds(since)
+    until = datetime.now(UTC)
+    start = until - timedelta(seconds=seconds)
+    rows = wired.fleet.series(since=start, until=until, buckets=buckets)
+    return {
+        "since": start.isoformat(),
+        "until": until.isoformat(),
+        "bucket_seconds": seconds / buckets,
+        "buckets": [
+            {"start": b.start.isoformat(), "completed": b.completed, "failed": b.failed} for b in rows
+        ],
+    }
