@@ -146,8 +146,13 @@ class Browser:
     def open(self, url: str) -> None:
         self._session_call("POST", "/url", {"url": url})
 
-    def script(self, source: str) -> Any:
-        return self._session_call("POST", "/execute/sync", {"script": source, "args": []})
+    def script(self, source: str, *args: Any) -> Any:
+        """Run `source` as a function body in the page; `args` are its `arguments`."""
+        return self._session_call("POST", "/execute/sync", {"script": source, "args": list(args)})
+
+    def resize(self, width: int, height: int) -> None:
+        """The window's size, so a screenshot holds more than the default viewport."""
+        self._session_call("POST", "/window/rect", {"width": width, "height": height})
 
     def page_text(self) -> str:
         return str(self.script("return document.body ? document.body.innerText : ''"))

@@ -59,6 +59,14 @@ function when(iso) {
   return date.toISOString().slice(0, 16).replace("T", " ") + " UTC";
 }
 
+function num(value) {
+  return typeof value === "number" ? value.toLocaleString("en-US") : value;
+}
+
+function plural(n, word) {
+  return `${num(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function badge(state) {
   return el("span", { class: `badge ${state || "none"}` }, state === "failed" ? "parked" : state || "—");
 }
@@ -107,6 +115,11 @@ function showOnly(section) {
 
 function logout(message) {
   sessionStorage.removeItem(TOKEN_KEY);
+  // Nothing read with the old token stays in the page.
+  for (const id of ["queue-cards", "chart", "alerts", "agents", "agent-head", "tiers", "sources", "window", "provenance"]) {
+    fill(id);
+  }
+  $("agent-q").value = "";
   showOnly("login");
   $("login-error").textContent = message || "";
   $("login-error").hidden = !message;
@@ -160,11 +173,11 @@ async function loadQueueCards() {
   const stats = await api(`/v1/stats?since=${range.since}`);
   const cards = QUEUE_STATES.map(([state, label, hint]) =>
     el("div", { class: `card stat ${state}` }, el("div", { class: "stat-label" }, label),
-      el("div", { class: "stat-value" }, stats.queue[state] ?? 0), el("div", { class: "muted small" }, hint)));
+      el("div", { class: "stat-value" }, num(stats.queue[state] ?? 0)), el("div", { class: "muted small" }, hint)));
   const rate = (stats.failure_rate * 100).toFixed(1);
   cards.push(el("div", { class: "card stat" }, el("div", { class: "stat-label" }, `Updates (${range.since})`),
-    el("div", { class: "stat-value" }, stats.updates_completed),
-    el("div", { class: "muted small" }, `${stats.updates_failed} failed (${rate}%), avg ${stats.avg_duration_ms ?? "—"} ms`)));
+    el("div", { class: "stat-value" }, num(stats.updates_completed)),
+    el("div", { class: "muted small" }, `${num(stats.updates_failed)} failed (${rate}%), avg ${num(stats.avg_duration_ms) ?? "—"} ms`)));
   fill("queue-cards", cards);
 }
 
@@ -256,9 +269,9 @@ async function loadAgents(fresh) {
       el("td", {}, el("a", { href: agentHref(a.agent_id), class: "agent-link" }, a.agent_id)),
       el("td", {}, badge(a.queue_state)),
       el("td", { class: "num" }, a.summary_version ?? "—"),
-      el("td", { class: "num" }, a.summary_tokens ?? "—"),
-      el("td", { class: "num" }, a.window_tokens),
-      el("td", { class: "num" }, a.unsummarized_exchanges),
+      el("td", { class: "num" }, num(a.summary_tokens) ?? "—"),
+      el("td", { class: "num" }, num(a.window_tokens)),
+      el("td", { class: "num" }, num(a.unsummarized_exchanges)),
       el("td", {}, when(a.last_message_at))));
   }
   agentPage.after = rows.length ? rows[rows.length - 1].agent_id : agentPage.after;
@@ -297,8 +310,8 @@ async function showAgent(id) {
   const evicted = history.exchanges.filter((e) => e.state === "evicted").length;
   fill("agent-head",
     stat("Summary version", summary.version ?? "none yet", summary.updated_at ? `updated ${when(summary.updated_at)}` : ""),
-    stat("Summary tokens", `${summary.token_count} / ${summary.max_tokens}`, meter(summary.token_count / summary.max_tokens)),
-    stat("Window tokens", `${history.window_tokens} / ${history.budget_tokens || "∞"}`, `${history.exchanges.length - evicted} exchanges in the window`),
+    stat("Summary tokens", `${num(summary.token_count)} / ${num(summary.max_tokens)}`, meter(summary.token_count / summary.max_tokens)),
+    stat("Window tokens", `${num(history.window_tokens)} / ${num(history.budget_tokens) || "∞"}`, `${plural(history.exchanges.length - evicted, "exchange")} in the window`),
     stat("Evicted exchanges", evicted, summary.covered_through_exchange_id ? `summarized through #${summary.covered_through_exchange_id}` : "none summarized yet"));
   drawTiers(summary, exchanges);
   drawWindow(context);
@@ -324,8 +337,8 @@ function drawTiers(summary, exchanges) {
       onkeydown: (ev) => { if (ev.key === "Enter") selectItem(ev.currentTarget, item, exchanges); } },
       el("div", { class: "item-text" }, item.text),
       el("div", { class: "item-meta" }, el("span", { class: `badge imp-${item.importance}` }, item.importance),
-        ` ${item.source_tokens} source tokens · exchanges ${rangeText(item.exchange_ids)} · ${when(item.ended_at)}`)));
-    return el("div", { class: "tier" }, el("h3", {}, heading, el("span", { class: "count" }, items.length)),
+        ` ${num(item.source_tokens)} source tokens · ${item.exchange_ids.length === 1 ? "exchange" : "exchanges"} ${rangeText(item.exchange_ids)} · ${when(item.ended_at)}`)));
+    return el("div", { class: "tier" }, el("h3", {}, heading, el("span", { class: "count" }, plural(items.length, "item"))),
       items.length ? el("ul", { class: "items" }, list) : el("p", { class: "muted small" }, "Nothing in this tier."));
   });
   fill("tiers", blocks);
@@ -346,10 +359,10 @@ function selectItem(node, item, exchanges) {
     const e = exchanges.get(id);
     if (!e) return el("li", { class: "source" }, `Exchange #${id} (no longer in the history)`);
     return el("li", { class: "source" }, el("div", { class: "source-title" }, `#${e.id} ${e.title}`),
-      el("div", { class: "muted small" }, `${e.message_count} messages · ${e.tokens} tokens · started ${when(e.started_at)}` +
+      el("div", { class: "muted small" }, `${plural(e.message_count, "message")} · ${num(e.tokens)} tokens · started ${when(e.started_at)}` +
         (e.evicted_at ? ` · evicted ${when(e.evicted_at)}${e.evict_reason ? ` (${e.evict_reason})` : ""}` : " · in the window")));
   });
-  fill("sources", el("p", { class: "small" }, `Item ${item.id} was made from ${item.exchange_ids.length} exchange(s):`),
+  fill("sources", el("p", { class: "small" }, `Item ${item.id} was made from ${plural(item.exchange_ids.length, "exchange")}:`),
     el("ul", { class: "sources" }, rows));
 }
 
@@ -408,7 +421,10 @@ $("login-form").addEventListener("submit", (ev) => login(ev).catch((e) => {
   $("login-error").textContent = `Could not reach the server: ${e.message}`;
   $("login-error").hidden = false;
 }));
-$("logout").addEventListener("click", () => logout("Logged out."));
+$("logout").addEventListener("click", () => {
+  history.replaceState(null, "", "#/"); // the next login starts at the fleet (no hashchange event)
+  logout("Logged out.");
+});
 $("agent-search").addEventListener("submit", (ev) => { ev.preventDefault(); loadAgents(true).catch((e) => showStatus(e.message)); });
 $("range").addEventListener("click", (ev) => {
   const button = ev.target.closest("button");
