@@ -110,7 +110,7 @@ def test_the_page_is_served_without_a_token_and_loads_nothing_from_elsewhere(cli
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in page.headers["content-security-policy"]
-    for asset in ("app.js", "style.css"):
+    for asset in ("common.js", "fleet.js", "agent.js", "app.js", "style.css"):
         reply = anonymous.get(f"/ui/{asset}")
         assert reply.status_code == 200, asset
         assert "http://" not in reply.text.replace("http://www.w3.org/2000/svg", ""), asset
