@@ -172,6 +172,19 @@ def test_the_operator_page_in_headless_chromium(served: str, tmp_path: Path) -> 
         assert "Run build 0" in sources  # the title of the first evicted exchange, from /history
         browser.screenshot(tmp_path / "agent.png")
 
+        # The panel's drawing, given a ledger in the documented shape of GET .../provenance (the server
+        # under test has no such endpoint yet, so the document is handed to the page's function directly).
+        browser.script(
+            "drawProvenance({ok: true, body: {agent_id: arguments[0], exchanges: ["
+            "{id: 1, state: 'summarized', item_id: 'x1', version: 1, reason: null},"
+            "{id: 2, state: 'dropped', item_id: null, version: 2, reason: 'cap'}]}},"
+            "new Map([[2, {title: 'Run build 1'}]]))",
+            OWN,
+        )
+        ledger = visible_text(browser, "provenance")
+        assert "1 summarized · 1 dropped" in ledger
+        assert "Run build 1\tcap" in ledger
+
         browser.script("document.getElementById('logout').click()")
         assert visible_text(browser, "agents") == ""  # nothing read with the old token stays
         log_in(browser, SCOPED_TOKEN)
