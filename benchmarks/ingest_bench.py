@@ -1,9 +1,10 @@
 """Ingest throughput on PostgreSQL (Python API and CLI) and per-message cost versus history length.
 
     uv run python benchmarks/ingest_bench.py [--messages 50000] [--long-history 200000]
+    uv run python benchmarks/ingest_bench.py --only many-agents [--agents 120] [--per-agent 29] [--profile]
 
-Targets (foundation issue): >= 10,000 messages/s batch ingest; per-message cost with 200k prior messages
-at most 1.3x the cost with 1k.
+Targets: >= 10,000 messages/s batch ingest; per-message cost with 200k prior messages at most 1.3x the
+cost with 1k; a file of many agents' messages (120 agents x 29 messages) within 2x of the single-agent rate.
 """
 
 from __future__ import annotations
@@ -102,6 +103,50 @@ def bench_cli(db_url: str, total: int) -> tuple[float, float]:
     return total / elapsed, total / max(elapsed - startup, 1e-9)
 
 
+def many_agent_records(agents: int, per_agent: int, first_exchange: int = 0) -> list[tuple[str, NewMessage]]:
+    """`per_agent` messages for each of `agents` agents, interleaved as a multi-agent export would be."""
+    streams = [list(messages(first_exchange, per_agent)) for _ in range(agents)]
+    records: list[tuple[str, NewMessage]] = []
+    for position in range(per_agent):
+        for number, stream in enumerate(streams):
+            records.append((f"agent-{number:05d}", stream[position]))
+    return records
+
+
+def bench_many_agents(store: ConversationStore, agents: int, per_agent: int, rounds: int) -> list[float]:
+    """messages/s of one `record_many` call per round; each round adds to the same agents' histories."""
+    rates = []
+    for round_number in range(rounds):
+        records = many_agent_records(agents, per_agent, round_number * per_agent)
+        t = time.perf_counter()
+        store.record_many(records)
+        rates.append(len(records) / (time.perf_counter() - t))
+    return rates
+
+
+def run_many_agents(args: argparse.Namespace) -> None:
+    with scratch_postgres() as db:
+        store = ConversationStore(db, StoreConfig(window_tokens=2_000, batch_size=3))
+        single = bench_api(store, args.messages, args.batch)
+        print(f"single agent, batches of {args.batch}: {single:,.0f} messages/s")
+        if args.profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile()
+            profiler.enable()
+        rates = bench_many_agents(store, args.agents, args.per_agent, args.rounds)
+        if args.profile:
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+        total = args.agents * args.per_agent
+        print(
+            f"{args.agents} agents x {args.per_agent} messages ({total:,} per call), {args.rounds} calls: "
+            f"first (new agents) {rates[0]:,.0f} messages/s, median {statistics.median(rates):,.0f} messages/s, "
+            f"ratio to single agent {single / statistics.median(rates):.2f}x"
+        )
+
+
 def preload(store: ConversationStore, agent: str, count: int) -> int:
     stream = list(messages(0, count))
     for start in range(0, count, 5000):
@@ -126,7 +171,15 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=5_000)
     parser.add_argument("--long-history", type=int, default=200_000)
     parser.add_argument("--probe-exchanges", type=int, default=250)
+    parser.add_argument("--only", choices=["all", "many-agents"], default="all")
+    parser.add_argument("--agents", type=int, default=120)
+    parser.add_argument("--per-agent", type=int, default=29)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="cProfile the many-agent calls")
     args = parser.parse_args()
+    if args.only == "many-agents":
+        run_many_agents(args)
+        return
     with scratch_postgres() as db:
         store = ConversationStore(db, StoreConfig(window_tokens=100_000, batch_size=3))
         api_rate = bench_api(store, args.messages, args.batch)
