@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import create_engine, text
@@ -234,7 +235,7 @@ class Fleet:
             names = [agent_name(n) for n in range(self.rounds % step, self.agents, step)][:120]
             self.rounds += 1
             records = many_agent_file(names, 29, 1000 * self.rounds)
-            ms, _ = timed(lambda records=records: self.store.record_many(records))
+            ms, _ = timed(partial(self.store.record_many, records))
             rates.append(len(records) / (ms / 1e3))
             self.messages += len(records)
         return statistics.median(rates)
@@ -245,7 +246,7 @@ class Fleet:
         now = datetime.now(UTC)
         for _ in range(count):
             with self.db.autocommit(write=True) as conn:
-                ms, claim = timed(lambda conn=conn: queue.claim(conn, now, 300, None))
+                ms, claim = timed(partial(queue.claim, conn, now, 300, None))
                 if claim is None:
                     break
                 samples.append(ms)

@@ -56,7 +56,7 @@ def build_llm(settings: Settings) -> LLM:
 def build_token_counter(settings: Settings) -> TokenCounter:
     if settings.token_counter == "anthropic":
         from summarizer.llm.anthropic_adapter import make_client
-        from summarizer.llm.anthropic_counter import AnthropicTokenCounter
+        from summarizer.llm.anthropic_counter import PROCESS_CACHE, AnthropicTokenCounter
 
         client = make_client(
             min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT),
@@ -64,7 +64,7 @@ def build_token_counter(settings: Settings) -> TokenCounter:
             api_key=settings.anthropic_api_key,
             base_url=settings.anthropic_base_url,
         )
-        return AnthropicTokenCounter(client, settings.model)
+        return AnthropicTokenCounter(client, settings.model, cache=PROCESS_CACHE)
     return ByteEstimateCounter()
 
 
