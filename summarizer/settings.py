@@ -39,6 +39,12 @@ class Settings(BaseSettings):
     database_url: str = Field(
         default="", description="SQLAlchemy URL; empty means the embedded SQLite file under ./.summarizer/"
     )
+    database_prepare_threshold: int | None = Field(
+        default=5,
+        ge=0,
+        description="psycopg prepares a statement after this many runs on a connection; `none` never "
+        "(needed behind PgBouncer in transaction mode, see docs/scaling.md)",
+    )
     broker_url: str = Field(default="", description="Celery broker URL; empty means the embedded broker")
     data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="Where embedded files live")
     window_tokens: int = Field(
@@ -220,6 +226,13 @@ class Settings(BaseSettings):
 
         parse_duration(value)
         return value.strip()
+
+    @field_validator("database_prepare_threshold", mode="before")
+    @classmethod
+    def _none_means_never(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() in ("none", "never", "off", ""):
+            return None
+        return value
 
     @field_validator("database_url")
     @classmethod
