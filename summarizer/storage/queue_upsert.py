@@ -1,26 +1,28 @@
-"""Arming an agent's single queue row, inside the transaction that recorded its evictions."""
+"""Arming agents' queue rows (one row per agent, ever), inside the transaction that recorded their evictions.
+
+An idle row becomes pending; a running row is marked dirty so its worker re-queues it instead of finishing;
+a pending row keeps its place (and any backoff); a failed (parked) row stays parked until an operator
+requeues it, because more input will not cure a failing agent.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, case
+from sqlalchemy import Connection, bindparam, case
 from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
 from summarizer.storage.schema import summary_update_queue as q
 
 
-def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:
-    """Make sure the agent's update is queued: one row per agent, ever.
-
-    An idle row becomes pending; a running row is marked dirty so its worker re-queues it instead of
-    finishing; a pending row keeps its place (and any backoff); a failed (parked) row stays parked until
-    an operator requeues it, because more input will not cure a failing agent.
-    """
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+def _arm_statement(dialect_name: str) -> Any:
+    dialect = postgresql if dialect_name == "postgresql" else sqlite
+    now = bindparam("arm_now", type_=q.c.updated_at.type)
     stmt = dialect.insert(q).values(
-        agent_id=agent_id,
+        agent_id=bindparam("arm_agent", type_=q.c.agent_id.type),
         state=PENDING,
         priority=0,
         queued_at=now,
@@ -31,7 +33,7 @@ def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:
         updated_at=now,
     )
     was_idle = q.c.state == IDLE
-    stmt = stmt.on_conflict_do_update(
+    return stmt.on_conflict_do_update(
         index_elements=[q.c.agent_id],
         set_={
             "state": case((was_idle, PENDING), else_=q.c.state),
@@ -41,4 +43,20 @@ def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:
             "updated_at": stmt.excluded.updated_at,
         },
     )
-    conn.execute(stmt)
+
+
+_ARM = {name: _arm_statement(name) for name in ("postgresql", "sqlite")}
+
+
+def arm_queue_rows(conn: Connection, agent_ids: Sequence[str], now: datetime) -> None:
+    """Make sure each agent's update is queued: one executemany (pipelined on PostgreSQL).
+
+    Pass the ids sorted: two transactions that arm the same rows then lock them in the same order.
+    """
+    if agent_ids:
+        conn.execute(_ARM[conn.dialect.name], [{"arm_agent": a, "arm_now": now} for a in agent_ids])
+
+
+def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:
+    """Make sure one agent's update is queued."""
+    arm_queue_rows(conn, [agent_id], now)

@@ -7,33 +7,12 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, select
+from sqlalchemy import RowMapping
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.window import Eviction, EvictReason, WindowState
-from summarizer.storage.schema import exchanges
 
 LOOKUP_CHUNK = 64
-
-
-class ExchangeTokenLookup:
-    """Token totals of older in-window exchanges, fetched a chunk at a time as eviction walks forward."""
-
-    def __init__(self, conn: Connection, agent_id: str) -> None:
-        self._conn = conn
-        self._agent_id = agent_id
-        self._cache: dict[int, int] = {}
-
-    def __call__(self, number: int) -> int:
-        if number not in self._cache:
-            rows = self._conn.execute(
-                select(exchanges.c.id, exchanges.c.tokens).where(
-                    exchanges.c.agent_id == self._agent_id,
-                    exchanges.c.id.between(number, number + LOOKUP_CHUNK - 1),
-                )
-            )
-            self._cache.update({r.id: r.tokens for r in rows})
-        return self._cache.get(number, 0)
 
 
 def check_agent_id(agent_id: object, where: str | None = None) -> None:

@@ -1,0 +1,159 @@
+"""The rows a batch's plans write, gathered across agents and written with one statement per kind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, update
+
+from summarizer.domain.window import Plan
+from summarizer.storage.bulk import bulk_insert
+from summarizer.storage.schema import exchanges, messages
+from summarizer.storage.window_rows import eviction_times, reason_for
+
+_GROW_EXCHANGE = (
+    update(exchanges)
+    .where(
+        exchanges.c.agent_id == bindparam("g_agent", type_=exchanges.c.agent_id.type),
+        exchanges.c.id == bindparam("g_id", type_=exchanges.c.id.type),
+    )
+    .values(
+        tokens=exchanges.c.tokens + bindparam("g_tokens", type_=exchanges.c.tokens.type),
+        message_count=exchanges.c.message_count
+        + bindparam("g_messages", type_=exchanges.c.message_count.type),
+        last_seq=bindparam("g_last_seq", type_=exchanges.c.last_seq.type),
+        ended_at=bindparam("g_ended_at", type_=exchanges.c.ended_at.type),
+        completed=bindparam("g_completed", type_=exchanges.c.completed.type),
+    )
+)
+
+_EVICT_EXCHANGES = (
+    update(exchanges)
+    .where(
+        exchanges.c.agent_id == bindparam("b_agent", type_=exchanges.c.agent_id.type),
+        exchanges.c.id.between(
+            bindparam("b_first", type_=exchanges.c.id.type), bindparam("b_last", type_=exchanges.c.id.type)
+        ),
+        exchanges.c.evicted_at.is_(None),
+    )
+    .values(
+        evicted_at=bindparam("b_at", type_=exchanges.c.evicted_at.type),
+        evict_reason=bindparam("b_reason", type_=exchanges.c.evict_reason.type),
+    )
+)
+
+_EVICT_MESSAGES = (
+    update(messages)
+    .where(
+        and_(
+            messages.c.agent_id == bindparam("b_agent", type_=messages.c.agent_id.type),
+            messages.c.exchange_id.between(
+                bindparam("b_first", type_=messages.c.exchange_id.type),
+                bindparam("b_last", type_=messages.c.exchange_id.type),
+            ),
+            messages.c.in_window.is_(True),
+        )
+    )
+    .values(in_window=False, evicted_at=bindparam("b_at", type_=messages.c.evicted_at.type))
+)
+
+
+@dataclass(slots=True)
+class PlanRows:
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    new_exchanges: list[dict[str, Any]] = field(default_factory=list)
+    grown_exchanges: list[dict[str, Any]] = field(default_factory=list)
+    evicted_ranges: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, agent_id: str, plan: Plan, window_start: int, first_new_exchange: int) -> None:
+        """Gather one agent's plan. `window_start` is the agent's after planning."""
+        if not plan.messages:
+            return
+        evicted_at = eviction_times(plan.evictions, plan.exchanges.keys())
+        spans: dict[int, list[int]] = {}
+        for placed in plan.messages:
+            m = placed.message
+            number = placed.exchange
+            in_window = number is None or number >= window_start
+            if number is not None:
+                span = spans.setdefault(number, [placed.seq, placed.seq])
+                span[1] = placed.seq
+            self.messages.append(
+                {
+                    "agent_id": agent_id,
+                    "seq": placed.seq,
+                    "exchange_id": number,
+                    "kind": m.kind.value,
+                    "content": m.content,
+                    "tool_call_id": m.tool_call_id,
+                    "name": m.name,
+                    "input": m.input,
+                    "is_error": m.is_error,
+                    "continues_exchange": m.continues_exchange,
+                    "tokens": placed.tokens,
+                    "created_at": placed.created_at,
+                    "in_window": in_window,
+                    "evicted_at": None if in_window else evicted_at.get(number or 0, placed.created_at),
+                    "host_id": m.host_id,
+                }
+            )
+        for number, change in plan.exchanges.items():
+            first_seq, last_seq = spans[number]
+            if change.is_new:
+                reason = reason_for(plan.evictions, number)
+                self.new_exchanges.append(
+                    {
+                        "agent_id": agent_id,
+                        "id": number,
+                        "first_seq": first_seq,
+                        "last_seq": last_seq,
+                        "message_count": change.added_messages,
+                        "tokens": change.added_tokens,
+                        "title": change.title,
+                        "started_at": change.started_at,
+                        "ended_at": change.ended_at,
+                        "completed": change.complete,
+                        "evicted_at": evicted_at.get(number),
+                        "evict_reason": reason.value if reason else None,
+                        "summarized_in_version": None,
+                    }
+                )
+            else:
+                self.grown_exchanges.append(
+                    {
+                        "g_agent": agent_id,
+                        "g_id": number,
+                        "g_tokens": change.added_tokens,
+                        "g_messages": change.added_messages,
+                        "g_last_seq": last_seq,
+                        "g_ended_at": change.ended_at,
+                        "g_completed": change.complete,
+                    }
+                )
+        # Exchanges stored before this batch that have now left the window: range updates.
+        for ev in plan.evictions:
+            last = min(ev.last, first_new_exchange - 1)
+            if last >= ev.first:
+                self.evicted_ranges.append(
+                    {
+                        "b_agent": agent_id,
+                        "b_first": ev.first,
+                        "b_last": last,
+                        "b_at": ev.at,
+                        "b_reason": ev.reason.value,
+                    }
+                )
+
+    def write(self, conn: Connection) -> None:
+        """Messages and new exchanges by COPY (or one executemany), the rest by one executemany each."""
+        bulk_insert(conn, messages, self.messages)
+        if self.grown_exchanges:
+            conn.execute(_GROW_EXCHANGE, self.grown_exchanges)
+        bulk_insert(conn, exchanges, self.new_exchanges)
+        if self.evicted_ranges:
+            conn.execute(_EVICT_EXCHANGES, self.evicted_ranges)
+            conn.execute(
+                _EVICT_MESSAGES,
+                [{k: v for k, v in r.items() if k != "b_reason"} for r in self.evicted_ranges],
+            )
