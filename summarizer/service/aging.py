@@ -39,11 +39,27 @@ class Aging:
         after = ""
         while True:
             page = self.store.agents_due_for_aging(now.date(), AGING_PAGE, after)
-            for name in page:
-                self._age_one(name, now, report)
+            self.age_page(page, now, report)
             if len(page) < AGING_PAGE:
                 return report
             after = page[-1]
+
+    def age_page(self, page: list[str], now: datetime, report: AgingReport) -> None:
+        """One read for the page's summaries, one transaction for the aged ones: a page costs a few round
+        trips, not six per agent (which made a million agents' daily pass take hours)."""
+        aged = {}
+        for summary in self.store.load_summaries(page):
+            result = self.engine.age(summary, now)
+            if not result.skipped:
+                aged[summary.agent_id] = (result, summary.version)
+        stored = self.store.swap_summaries([(result.summary, version) for result, version in aged.values()])
+        for agent_id in stored:
+            result = aged[agent_id][0]
+            report.agents += 1
+            report.moved += result.moved
+            report.dropped += result.dropped
+            if result.moved or result.dropped:
+                log.info("summary.aged", agent_id=agent_id, moved=result.moved, dropped=result.dropped)
 
     def _age_one(self, agent_id: str, now: datetime, report: AgingReport) -> None:
         summary = self.store.load_summary(agent_id)

@@ -159,6 +159,15 @@ class UpdateStore(Protocol):
         """Store `new` if the stored version is still `from_version`; `StaleSummary` otherwise."""
         ...
 
+    def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
+        """The summaries of `agent_ids` that exist (an aging page: one read)."""
+        ...
+
+    def swap_summaries(self, swaps: Sequence[tuple[Summary, int]]) -> list[str]:
+        """Store each new summary whose stored version is still the one given, in one transaction; the
+        agents stored (the others moved meanwhile and are left alone)."""
+        ...
+
 
 class OperatorStore(Protocol):
     """What operators read and do to the queue (alerts go through the alert service)."""

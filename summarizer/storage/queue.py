@@ -23,10 +23,12 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     RowMapping,
+    Select,
     Update,
     and_,
     bindparam,
     case,
+    func,
     literal,
     or_,
     select,
@@ -103,6 +105,24 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
+def _due_rows(now: ColumnElement[Any] | datetime, state: str) -> Select[Any]:
+    """Claimable rows of one state, most urgent first. The state is written into the SQL, so pending rows
+    are read from their partial index, in due order, and a pick stops at the first: its cost does not grow
+    with the backlog (it sorted every due row before, and draining N rows cost N^2)."""
+    ready = q.c.available_at <= now if state == PENDING else q.c.lease_expires_at < now
+    return select(q.c.agent_id).where(q.c.state == inline(state), ready).order_by(*_due_order())
+
+
+def _most_urgent(now: ColumnElement[Any], *, lock: bool) -> ColumnElement[Any]:
+    """The row a claim takes: an expired lease (a crashed worker's, to be rescued) first, else the most
+    urgent pending row; with `lock`, the row is locked and rows other claimers hold are skipped."""
+    picks = []
+    for state in (RUNNING, PENDING):
+        pick = _due_rows(now, state).limit(1)
+        picks.append((pick.with_for_update(skip_locked=True) if lock else pick).scalar_subquery())
+    return func.coalesce(*picks)
+
+
 def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
     """The claim as one UPDATE whose subquery picks (and with `lock`, locks) the row; built once per variant.
 
@@ -113,10 +133,11 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
     condition = _claimable(now)
     if one_agent:
         condition = and_(q.c.agent_id == bindparam("claim_agent", type_=q.c.agent_id.type), condition)
-    pick = select(q.c.agent_id).where(condition).order_by(*_due_order()).limit(1)
-    if lock:
+        one = select(q.c.agent_id).where(condition).limit(1)
         # The subquery locks the row it picks, skipping rows other claimers hold.
-        pick = pick.with_for_update(skip_locked=True)
+        pick: ColumnElement[Any] = (one.with_for_update(skip_locked=True) if lock else one).scalar_subquery()
+    else:
+        pick = _most_urgent(now, lock=lock)
     was_running = q.c.state == RUNNING
     # Only the claim holder parks a row (and raises its alert), so what the claim sees holds until commit.
     alert_open = (
@@ -131,7 +152,7 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
     )
     return (
         update(q)
-        .where(and_(q.c.agent_id == pick.scalar_subquery(), condition))
+        .where(and_(q.c.agent_id == pick, condition))
         .values(
             state=RUNNING,
             claim_token=bindparam("claim_token", type_=q.c.claim_token.type),
@@ -330,8 +351,11 @@ def list_rows(
 
 
 def due_agents(conn: Connection, now: datetime, limit: int, agent_id: str | None = None) -> list[str]:
-    """Agents a worker could claim right now, most urgent first."""
-    stmt = select(q.c.agent_id).where(_claimable(now))
+    """Agents a worker could claim right now: expired leases first, then pending rows, most urgent first."""
     if agent_id is not None:
-        stmt = stmt.where(q.c.agent_id == agent_id)
-    return list(conn.execute(stmt.order_by(*_due_order()).limit(limit)).scalars())
+        stmt = select(q.c.agent_id).where(_claimable(now), q.c.agent_id == agent_id)
+        return list(conn.execute(stmt).scalars())
+    expired = list(conn.execute(_due_rows(now, RUNNING).limit(limit)).scalars())
+    if len(expired) >= limit:
+        return expired
+    return expired + list(conn.execute(_due_rows(now, PENDING).limit(limit - len(expired))).scalars())

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, and_, case, or_, select, update
 
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
 from summarizer.storage.queue import LEASE_EXPIRED_ERROR
-from summarizer.storage.queue_upsert import arm_queue_row
+from summarizer.storage.queue_upsert import arm_queue_row, arm_queue_rows
 from summarizer.storage.schema import agents
 from summarizer.storage.schema import summary_update_queue as q
 
@@ -65,8 +65,7 @@ def arm_waiting(conn: Connection, now: datetime, max_wait_seconds: float, limit:
         .limit(limit)
     )
     armed = list(conn.execute(stmt).scalars())
-    for agent_id in armed:
-        arm_queue_row(conn, agent_id, now)
+    arm_queue_rows(conn, sorted(armed), now)  # one executemany, rows locked in id order
     return armed
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -18,6 +19,7 @@ __all__ = [
     "HistoryView",
     "agent_exists",
     "load_history",
+    "load_summaries",
     "load_summary",
     "load_window_messages",
     "message_from_row",
@@ -96,3 +98,13 @@ def load_summary(conn: Connection, agent_id: str) -> Summary | None:
     if row is None:
         return None
     return summary_from_row(agent_id, row)
+
+
+def load_summaries(conn: Connection, agent_ids: Sequence[str]) -> list[Summary]:
+    """The summaries of `agent_ids` that exist, in id order: one statement."""
+    if not agent_ids:
+        return []
+    rows = conn.execute(
+        select(summaries).where(summaries.c.agent_id.in_(list(agent_ids))).order_by(summaries.c.agent_id)
+    )
+    return [summary_from_row(row.agent_id, row) for row in rows]

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from summarizer.storage.types import BigId, Json, UTCDateTime
@@ -107,6 +108,15 @@ summary_update_queue = Table(
     Column("last_error", Text, nullable=True),
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "state", "available_at"),
+    # Pending rows in claim order: a claim reads one entry (storage/queue.py, _due_rows).
+    Index(
+        "ix_summary_update_queue_pending_due",
+        "priority",
+        "available_at",
+        "agent_id",
+        postgresql_where=text("state = 'pending'"),
+        sqlite_where=text("state = 'pending'"),
+    ),
 )
 
 summaries = Table(

@@ -20,7 +20,7 @@ from summarizer.storage.port import AlertDraft, ParkedRun
 from summarizer.storage.queue import Claim, QueueRow
 from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
-from summarizer.storage.summaries import RunRecord
+from summarizer.storage.summaries import RunRecord, StaleSummary
 from summarizer.storage.update_commit import Committed, UpdateCommit, commit_update
 
 
@@ -135,6 +135,21 @@ class SqlStore:
     def swap_summary(self, new: Summary, from_version: int) -> None:
         with self.db.write() as conn:
             summaries.swap_summary(conn, new, from_version)
+
+    def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
+        with self.db.read() as conn:
+            return reading.load_summaries(conn, agent_ids)
+
+    def swap_summaries(self, swaps: Sequence[tuple[Summary, int]]) -> list[str]:
+        stored = []
+        with self.db.write() as conn:
+            for new, from_version in swaps:
+                try:
+                    summaries.swap_summary(conn, new, from_version)
+                except StaleSummary:
+                    continue
+                stored.append(new.agent_id)
+        return stored
 
     # ----- operators -------------------------------------------------------------------------------
     def agent_exists(self, agent_id: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import secrets
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -364,3 +364,11 @@ class InMemoryUpdateStore:
         with self._lock:
             if not self._swap(new, from_version):
                 raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
+
+    def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
+        with self._lock:
+            return [self._s.summaries[a] for a in sorted(agent_ids) if a in self._s.summaries]
+
+    def swap_summaries(self, swaps: Sequence[tuple[Summary, int]]) -> list[str]:
+        with self._lock:
+            return [new.agent_id for new, from_version in swaps if self._swap(new, from_version)]
