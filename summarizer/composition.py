@@ -36,7 +36,7 @@ def load() -> Settings:
 
 def build_database(settings: Settings) -> Database:
     """A database handle, schema unchecked (for `summarizer db` commands, which manage the schema)."""
-    return Database(settings.resolved_database_url())
+    return Database(settings.resolved_database_url(), prepare_threshold=settings.database_prepare_threshold)
 
 
 def open_database(settings: Settings, *, migrate: bool | None = None) -> Database:

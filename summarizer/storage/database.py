@@ -35,6 +35,7 @@ from summarizer.storage.driver_statements import DriverStatement
 
 SQLITE_BUSY_TIMEOUT_S = 30
 PING_AFTER_IDLE_S = 5.0
+DEFAULT_PREPARE_THRESHOLD = 5  # psycopg's own default
 _RETURNED_AT = "summarizer_returned_at"
 
 
@@ -46,8 +47,12 @@ class Database:
         echo: bool = False,
         pool_size: int = 5,
         ping_after_idle: float = PING_AFTER_IDLE_S,
+        prepare_threshold: int | None = DEFAULT_PREPARE_THRESHOLD,
     ) -> None:
+        """`prepare_threshold`: psycopg prepares a statement on the server after that many runs on one
+        connection; None never (behind PgBouncer in transaction mode, see docs/scaling.md)."""
         self.url = make_url(url)
+        self._prepare_threshold = prepare_threshold
         self.dialect = self.url.get_backend_name()
         self._autocommit_ping: _CheckoutPing | None = None
         if self.dialect == "sqlite":
@@ -65,11 +70,19 @@ class Database:
         return self.dialect == "sqlite"
 
     def _postgres_engine(self, echo: bool, pool_size: int, *, autocommit: bool = False) -> Engine:
+        connect_args: dict[str, Any] = {"prepare_threshold": self._prepare_threshold}
         options: dict[str, Any] = {}
         if autocommit:
-            session = f"{self.url.query.get('options', '')} -c TimeZone=UTC".strip()
-            options = {"isolation_level": "AUTOCOMMIT", "connect_args": {"options": session}}
-        return create_engine(self.url, echo=echo, pool_size=pool_size, max_overflow=pool_size, **options)
+            connect_args["options"] = f"{self.url.query.get('options', '')} -c TimeZone=UTC".strip()
+            options = {"isolation_level": "AUTOCOMMIT"}
+        return create_engine(
+            self.url,
+            echo=echo,
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            connect_args=connect_args,
+            **options,
+        )
 
     def _sqlite_engine(self, echo: bool) -> Engine:
         database = self.url.database
