@@ -43,6 +43,7 @@ from benchmarks.ingest_bench import exchange_messages
 from summarizer.composition import build_store, build_update_service
 from summarizer.domain.messages import NewMessage
 from summarizer.logs import configure_logging
+from summarizer.service.results import AgingReport
 from summarizer.settings import Settings
 from summarizer.storage import queue
 from summarizer.storage.bulk import bulk_insert
@@ -288,7 +289,7 @@ class Fleet:
                 text("SELECT count(*) FROM agents WHERE unsummarized > 0 AND unsummarized < 3")
             ).scalar_one()
         step.aging_query_ms, page = timed(lambda: self.aging_page(now))
-        step.aging_page_ms, _ = timed(lambda: [service.age(now, agent_id=name) for name in page])
+        step.aging_page_ms, _ = timed(partial(service.aging.age_page, page, now, AgingReport()))
         step.aging_page_ms += step.aging_query_ms
         samples = self.claims(self.args.claims)
         if samples:
