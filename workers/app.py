@@ -25,5 +25,7 @@ def _configure(sender: Celery, **_: Any) -> None:
 import workers.beat  # noqa: E402  (registers the single-beat guard on the beat signals)
 import workers.beat_supervisor  # noqa: E402
 import workers.logging  # noqa: E402  (binds task id and name to the structured log context)
+import workers.maintenance  # noqa: E402
 
 workers.beat_supervisor.install(app)  # `worker --supervised-beat`: the worker's own beat as its child
+workers.maintenance.install(app)  # every update worker runs a reserved maintenance consumer as its child

@@ -66,9 +66,18 @@ class BeatSupervisor:
     """Runs `argv` as a child process, restarting it with backoff until stopped; never two at once. After
     a child exits with EXIT_BEAT_TAKEN the next one waits until `guard_free()` says it would succeed."""
 
-    def __init__(self, argv: list[str], guard_free: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        guard_free: Callable[[], bool],
+        *,
+        name: str = "beat",
+        parent_env: str = PARENT_PID_ENV,
+    ) -> None:
         self.argv = argv
         self.guard_free = guard_free
+        self.name = name  # the prefix of the log events: `beat.child_started`, `maintenance.child_exited`
+        self.parent_env = parent_env  # the variable that hands the child this process's pid
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._shutting_down = False  # set from a signal handler: a plain flag, no lock
@@ -80,7 +89,7 @@ class BeatSupervisor:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="beat-supervisor", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-supervisor", daemon=True)
         self._thread.start()
 
     def shutting_down(self) -> None:
@@ -96,7 +105,7 @@ class BeatSupervisor:
             try:
                 child.wait(STOP_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
-                log.warning("beat.child_killed", pid=child.pid)
+                log.warning(f"{self.name}.child_killed", pid=child.pid)
                 child.kill()
                 child.wait()
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -109,7 +118,7 @@ class BeatSupervisor:
         with self._lock:  # `stop` either sees this child or keeps it from being started
             if self._done():
                 return None
-            env = {**os.environ, PARENT_PID_ENV: str(os.getpid())}
+            env = {**os.environ, self.parent_env: str(os.getpid())}
             self._child = subprocess.Popen(self.argv, env=env)
             return self._child
 
@@ -123,22 +132,22 @@ class BeatSupervisor:
             try:
                 child = self._spawn()
             except OSError as exc:
-                log.error("beat.child_not_started", error=str(exc))
+                log.error(f"{self.name}.child_not_started", error=str(exc))
                 code: int | None = None
             else:
                 if child is None:
                     return
-                log.info("beat.child_started", pid=child.pid)
+                log.info(f"{self.name}.child_started", pid=child.pid)
                 code = child.wait()
                 if self._done():
                     return
             refused = code == EXIT_BEAT_TAKEN
             if refused:
-                log.info("beat.child_standing_by", code=code)
+                log.info(f"{self.name}.child_standing_by", code=code)
                 continue
             if time.monotonic() - started >= HEALTHY_RUN_SECONDS:
                 delay = FIRST_BACKOFF_SECONDS
-            log.warning("beat.child_exited", code=code, restart_in=delay)
+            log.warning(f"{self.name}.child_exited", code=code, restart_in=delay)
             if self._stopped.wait(delay):  # the backoff, cut short by `stop`
                 return
             delay = min(delay * 2, MAX_BACKOFF_SECONDS)
@@ -152,7 +161,7 @@ class BeatSupervisor:
                 if self.guard_free():
                     return True
             except Exception as exc:  # the database unreachable: a child will find out and say so
-                log.warning("beat.guard_unprobed", error=str(exc))
+                log.warning(f"{self.name}.guard_unprobed", error=str(exc))
                 return True
         return False
 

@@ -16,13 +16,19 @@ from typing import Any
 from summarizer.settings import Settings
 
 QUEUE = "summarizer"
+# The periodic work (dispatch, rescue, small-batch flush, aging, alert evaluation) has a queue of its own,
+# consumed by every worker's reserved maintenance slot (workers/maintenance.py): a backlog of updates in
+# QUEUE never delays it.
+MAINTENANCE_QUEUE = "summarizer.maintenance"
 TASK_UPDATE = "summarizer.update_summary"
 TASK_DISPATCH = "summarizer.dispatch"
 TASK_AGE = "summarizer.age_summaries"
+TASK_AGE_PAGE = "summarizer.age_page"
 TASK_RESCUE = "summarizer.rescue_leases"
 # kombu imports it by name when a connection is made, so importing this module stays cheap.
 REDIS_TRANSPORT = "summarizer.service.redis_transport:Transport"
 TASK_ALERTS = "summarizer.evaluate_alerts"
+MAINTENANCE_TASKS = (TASK_DISPATCH, TASK_RESCUE, TASK_AGE, TASK_AGE_PAGE, TASK_ALERTS)
 
 
 def embedded_broker_folder(settings: Settings) -> Path:
@@ -40,6 +46,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "result_serializer": "json",
         "task_ignore_result": True,
         "task_default_queue": QUEUE,
+        "task_routes": {name: {"queue": MAINTENANCE_QUEUE} for name in MAINTENANCE_TASKS},
         # The DB is the truth, the message only a wake-up: ack after the work, requeue if the worker dies.
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
@@ -78,9 +85,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 # A periodic message older than its interval is superseded by the next one, so it may expire (that keeps
 # a stopped fleet from finding a pile of them on restart); but never sooner than this: a broker that polls
-# (kombu's filesystem transport checks once a second) or a worker whose few slots are busy would otherwise
-# receive every message of a short interval already expired, and the job would never run. A late
-# dispatch or rescue is harmless; a dropped one stalls the queue.
+# (kombu's filesystem transport checks once a second) would otherwise deliver every message of a short
+# interval already expired, and the job would never run. The maintenance queue has reserved consumers,
+# so a message waits there only behind other periodic work, never behind the update backlog.
 MIN_EXPIRES_SECONDS = 30.0
 
 
@@ -88,26 +95,30 @@ def _expires(seconds: float) -> float:
     return max(MIN_EXPIRES_SECONDS, seconds)
 
 
+def _periodic(expires: float) -> dict[str, Any]:
+    return {"expires": _expires(expires), "queue": MAINTENANCE_QUEUE}
+
+
 def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     return {
         "dispatch": {
             "task": TASK_DISPATCH,
             "schedule": timedelta(seconds=settings.dispatch_interval),
-            "options": {"expires": _expires(settings.dispatch_interval * 2)},
+            "options": _periodic(settings.dispatch_interval * 2),
         },
         "rescue-leases": {
             "task": TASK_RESCUE,
             "schedule": timedelta(seconds=settings.rescue_interval),
-            "options": {"expires": _expires(settings.rescue_interval * 2)},
+            "options": _periodic(settings.rescue_interval * 2),
         },
         "age-summaries": {
             "task": TASK_AGE,
             "schedule": timedelta(seconds=settings.aging_interval),
-            "options": {"expires": _expires(settings.aging_interval)},
+            "options": _periodic(settings.aging_interval),
         },
         "evaluate-alerts": {
             "task": TASK_ALERTS,
             "schedule": timedelta(seconds=settings.alert_interval),
-            "options": {"expires": _expires(settings.alert_interval)},
+            "options": _periodic(settings.alert_interval),
         },
     }

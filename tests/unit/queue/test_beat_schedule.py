@@ -6,12 +6,17 @@ from datetime import timedelta
 from pathlib import Path
 
 from summarizer.service.celery_config import (
+    MAINTENANCE_QUEUE,
     MIN_EXPIRES_SECONDS,
+    QUEUE,
     TASK_AGE,
+    TASK_AGE_PAGE,
     TASK_ALERTS,
     TASK_DISPATCH,
     TASK_RESCUE,
+    TASK_UPDATE,
     beat_schedule,
+    celery_config,
 )
 from summarizer.settings import load_settings
 
@@ -48,3 +53,23 @@ def test_a_redis_fleet_configuration_creates_no_local_folder(tmp_path: Path) -> 
     assert not data_dir.exists()
     celery_config(load_settings(broker_url="", data_dir=data_dir))
     assert (data_dir / "broker" / "queue").is_dir()  # the embedded broker lives in that folder
+
+
+def test_periodic_work_has_its_own_queue_and_updates_keep_theirs() -> None:
+    """Periodic messages never wait behind the update backlog: they go to the maintenance queue."""
+    settings = load_settings()
+    schedule = beat_schedule(settings)
+    assert {entry["options"]["queue"] for entry in schedule.values()} == {MAINTENANCE_QUEUE}
+    routes = celery_config(settings)["task_routes"]
+    for task in (TASK_DISPATCH, TASK_RESCUE, TASK_AGE, TASK_AGE_PAGE, TASK_ALERTS):
+        assert routes[task] == {"queue": MAINTENANCE_QUEUE}
+    assert TASK_UPDATE not in routes
+    assert MAINTENANCE_QUEUE != QUEUE
+
+
+def test_an_update_worker_reserves_a_maintenance_consumer() -> None:
+    from workers.maintenance import maintenance_command
+
+    argv = maintenance_command("INFO", MAINTENANCE_QUEUE)
+    assert argv[argv.index("-Q") + 1] == MAINTENANCE_QUEUE
+    assert "--no-maintenance-slot" in argv  # the child never starts a slot of its own
