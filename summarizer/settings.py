@@ -120,7 +120,11 @@ class Settings(BaseSettings):
     )
     fake_llm_latency: float = Field(default=0.0, ge=0, description="Seconds the fake LLM waits per call")
     fake_llm_faults: str = Field(
-        default="", description="Fake LLM faults by call number, e.g. '1:transient,3:permanent'"
+        default="", description="Fake LLM faults by call number, e.g. '1:transient,3:auth,4:overloaded'"
+    )
+    fake_llm_outage_file: str = Field(
+        default="",
+        description="While this file exists every fake LLM call fails with the fault kind it names",
     )
 
     # Background workers (queue, retries, Celery).

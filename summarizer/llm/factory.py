@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
 from summarizer.engine.ladder import LadderConfig
@@ -31,7 +33,11 @@ def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
 
         return OpenAILLM.from_settings(settings)
     if choice is LLMChoice.FAKE:
-        return FakeLLM(latency=settings.fake_llm_latency, faults=parse_faults(settings.fake_llm_faults))
+        return FakeLLM(
+            latency=settings.fake_llm_latency,
+            faults=parse_faults(settings.fake_llm_faults),
+            outage_file=Path(settings.fake_llm_outage_file) if settings.fake_llm_outage_file else None,
+        )
     return OfflineLLM()
 
 

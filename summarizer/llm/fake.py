@@ -3,7 +3,8 @@
 Each call takes the next scripted step: an LLMAnswer, a tool-input dict, an exception to raise, or a
 callable that builds an answer from the request. With the script used up (or none given) it answers like
 the offline summarizer, labelled as the fake, so that long runs need no script at all. Faults can be set
-per call number, and the most recent requests are kept for assertions (a bounded history, so a worker
+per call number (by kind: transient, permanent, auth, quota, overloaded, rate_limit, server, connection),
+or for as long as an outage file exists, and the most recent requests are kept for assertions (a bounded history, so a worker
 running the fake for hours does not grow).
 """
 
@@ -13,10 +14,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
 from summarizer.llm.offline import offline_operations
+from summarizer.llm.provider_errors import ProviderUnreachable
 
 FAKE_MODEL = "fake-llm"
 HISTORY = 100
@@ -34,17 +37,35 @@ def default_answer(request: LLMRequest) -> LLMAnswer:
     )
 
 
+def fault(kind: str) -> BaseException:
+    """The error a real provider gives for `kind` (its status and, for provider-scoped kinds, its fault)."""
+    makers: dict[str, Callable[[], BaseException]] = {
+        "transient": lambda: LLMTransientError("fake transient fault", status=529),
+        "permanent": lambda: LLMPermanentError("fake permanent fault", status=400),
+        "auth": lambda: LLMPermanentError("HTTP 401: fake invalid x-api-key", status=401),
+        "quota": lambda: LLMPermanentError("HTTP 402: fake credit balance too low", status=402),
+        "overloaded": lambda: LLMTransientError("HTTP 529: fake Overloaded", status=529),
+        "rate_limit": lambda: LLMTransientError("HTTP 429: fake rate limit", status=429, retry_after=1.0),
+        "server": lambda: LLMTransientError("HTTP 500: fake internal error", status=500),
+        "connection": lambda: ProviderUnreachable("fake connection refused"),
+    }
+    maker = makers.get(kind)
+    if maker is None:
+        raise ValueError(f"unknown fault kind {kind!r}: expected one of {', '.join(sorted(makers))}")
+    return maker()
+
+
 def parse_faults(spec: str) -> dict[int, BaseException]:
-    """ "1:transient,3:permanent" -> errors raised on the first and third calls."""
+    """ "1:transient,3:auth" -> errors raised on the first and third calls (kinds: see `fault`)."""
     faults: dict[int, BaseException] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
         number, _, kind = part.partition(":")
-        if kind == "transient":
-            faults[int(number)] = LLMTransientError("fake transient fault", status=529)
-        elif kind == "permanent":
-            faults[int(number)] = LLMPermanentError("fake permanent fault", status=400)
-        else:
-            raise ValueError(f"fault {part!r}: expected NUMBER:transient or NUMBER:permanent")
+        if not number.strip().isdigit():
+            raise ValueError(f"fault {part!r}: expected NUMBER:KIND")
+        try:
+            faults[int(number)] = fault(kind.strip())
+        except ValueError as exc:
+            raise ValueError(f"fault {part!r}: {exc}") from None
     return faults
 
 
@@ -57,11 +78,13 @@ class FakeLLM:
         latency: float = 0.0,
         faults: Mapping[int, BaseException] | None = None,
         history: int = HISTORY,
+        outage_file: Path | None = None,
     ) -> None:
         self._script: deque[Step] = deque(script)
         self._fallback = fallback
         self._latency = latency
         self._faults = dict(faults or {})
+        self._outage_file = outage_file
         self._lock = threading.Lock()
         self._calls = 0
         self.requests: deque[LLMRequest] = deque(maxlen=history)
@@ -83,9 +106,12 @@ class FakeLLM:
             step: Step | None = self._script.popleft() if self._script else None
         if self._latency:
             time.sleep(self._latency)  # simulated model latency, not a wait for a condition
-        fault = self._faults.get(number)
-        if fault is not None:
-            raise fault
+        outage = self._outage()
+        if outage is not None:
+            raise outage
+        scripted_fault = self._faults.get(number)
+        if scripted_fault is not None:
+            raise scripted_fault
         if step is None:
             if self._fallback is None:
                 raise AssertionError(f"FakeLLM: call {number} has no scripted answer")
@@ -97,3 +123,14 @@ class FakeLLM:
         if isinstance(step, Mapping):
             return LLMAnswer(tool_input=step, model=FAKE_MODEL)
         return step(request)
+
+    def _outage(self) -> BaseException | None:
+        """While the outage file exists, every call fails with the fault kind written in it (a provider
+        outage that a test starts and ends from outside the worker processes)."""
+        if self._outage_file is None:
+            return None
+        try:
+            kind = self._outage_file.read_text().strip()
+        except OSError:
+            return None
+        return fault(kind or "overloaded")

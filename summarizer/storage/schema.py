@@ -6,6 +6,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     Date,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -171,4 +172,21 @@ alerts = Table(
     Column("acknowledged_at", UTCDateTime(), nullable=True),
     Column("delivery", Json, nullable=False),
     Index(None, "kind", "agent_id", "resolved_at"),
+)
+
+# The LLM provider's circuit breaker, one row per provider, shared by every worker of the fleet: while it
+# is open no update calls the provider (one probe at a time, every probe_at, with backoff).
+provider_breakers = Table(
+    "provider_breakers",
+    metadata,
+    Column("provider", String(50), primary_key=True),
+    Column("state", String(10), nullable=False),  # closed | open
+    Column("fault", String(20), nullable=True),
+    Column("last_error", Text, nullable=True),
+    Column("opened_at", UTCDateTime(), nullable=True),
+    Column("probe_at", UTCDateTime(), nullable=True),
+    Column("probe_until", UTCDateTime(), nullable=True, comment="a half-open probe's lease"),
+    Column("backoff_seconds", Float, nullable=False),
+    Column("probes", Integer, nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
 )

@@ -14,6 +14,7 @@ from summarizer.settings import load_settings
 from summarizer.storage.migrations import ensure_schema
 from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
+from workers.beat import lock_file, lock_holder
 
 pytestmark = pytest.mark.slow
 
@@ -44,6 +45,8 @@ def test_embedded_worker_summarizes_with_no_servers(fleet: Fleet, tmp_path: Path
     wait_for(lambda: all(facts(db, a).folded >= 6 for a in everyone), 60, "summaries")
     for agent_id in everyone:
         assert assert_folded_exactly_once(db, agent_id, complete=False).unsummarized <= 1
+    # The worker's beat (a child interpreter) may still be starting on a busy host: let it take the guard.
+    wait_for(lambda: lock_holder(lock_file(settings)) is not None, 60, "the worker's beat to take the guard")
     second_beat = fleet.cli("beat2", "beat")
     assert second_beat.wait(30) == 3  # the embedded worker's beat holds the guard
     db.dispose()
