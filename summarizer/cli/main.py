@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "alerts": "summarizer.cli.commands_ops:alerts",
     "doctor": "summarizer.cli.commands_doctor:doctor",
     "serve": "summarizer.cli.commands_serve:serve",
+    "metrics": "summarizer.cli.commands_metrics:metrics",
 }
 
 
