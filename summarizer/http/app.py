@@ -58,6 +58,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     """The whole HTTP API; `tokens` must hold at least one (see `auth.parse_api_tokens`)."""
     from summarizer.http.fleet_routes import router as fleet_router
     from summarizer.http.host_routes import router as host_router
+    from summarizer.http.metrics_route import router as metrics_router
     from summarizer.http.operator_routes import router as operator_router
     from summarizer.http.page import mount_page
 
@@ -79,6 +80,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.include_router(operator_router)
     app.include_router(fleet_router)
     mount_page(app)
+    app.include_router(metrics_router)
 
     @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
     def healthz(request: Request) -> Any:

@@ -44,14 +44,16 @@ OPERATIONS = [
     ("GET", "/v1/alerts"),
     ("POST", "/v1/alerts/{alert_id}/ack"),
     ("GET", "/healthz"),
+    ("GET", "/metrics"),
 ]
 
-# Valid and invalid requests of each operation; /healthz takes no input, so it has no invalid request.
+# Valid and invalid requests of each operation; /healthz and /metrics take no input, so they have no
+# invalid request.
 RUNS = [
     pytest.param(method, path, mode, id=f"{method} {path} {mode.value}")
     for method, path in OPERATIONS
     for mode in GenerationMode
-    if not (path == "/healthz" and mode is GenerationMode.NEGATIVE)
+    if not (path in ("/healthz", "/metrics") and mode is GenerationMode.NEGATIVE)
 ]
 
 

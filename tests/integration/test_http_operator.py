@@ -127,6 +127,7 @@ OPERATOR_CALLS = (
     ("GET", "/v1/alerts"),
     ("POST", "/v1/alerts/1/ack"),
     ("POST", f"/v1/agents/{OWN}/requeue"),
+    ("GET", "/metrics"),
 )
 
 
@@ -207,5 +208,25 @@ def test_the_openapi_document_lists_every_endpoint(client: TestClient) -> None:
         ("GET", "/v1/agents"),
         ("GET", "/v1/stats/series"),
         ("GET", "/healthz"),
+        ("GET", "/metrics"),
     }
     assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+
+
+def test_metrics_are_served_to_an_operator_token_only(db: Database, client: TestClient) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    seed_fleet(db)
+    assert client.get("/metrics", headers=bearer(SCOPED_TOKEN)).status_code == 403
+    response = client.get("/metrics", headers=bearer(OPERATOR_TOKEN))
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(response.text)
+        for s in family.samples
+    }
+    assert samples[("summarizer_parked_agents", ())] == 1
+    assert samples[("summarizer_queue_agents", (("state", "pending"),))] == 1
+    assert samples[("summarizer_update_runs_total", (("outcome", "ok"),))] == 2
+    assert samples[("summarizer_update_duration_seconds_count", ())] == 2
