@@ -116,7 +116,9 @@ class Settings(BaseSettings):
         default=0.95, gt=0, le=1, description="Projected share of the cap above which the LLM compresses all"
     )
     breaker_threshold: int = Field(
-        default=5, ge=1, description="Overload/rate-limit/5xx failures in a row that open the provider breaker"
+        default=5,
+        ge=1,
+        description="Overload/rate-limit/5xx failures in a row that open the provider breaker",
     )
     breaker_probe_seconds: float = Field(
         default=5.0, gt=0, description="Seconds after the provider breaker opens before the first probe"

@@ -31,6 +31,7 @@ from enum import StrEnum
 import structlog
 
 from summarizer.domain.breaker_state import OPEN, PROVIDER_DOWN, BreakerState, BreakerStore
+from summarizer.engine.ports import LLMError
 from summarizer.llm.provider_faults import IMMEDIATE, fault_kind
 
 log = structlog.get_logger("summarizer.breaker")
@@ -138,3 +139,23 @@ class ProviderBreaker:
     def _close(self, why: str) -> None:
         if self.store.close(self.config.provider, now=self._clock()):
             log.warning("alert.resolved", kind=PROVIDER_DOWN, provider=self.config.provider, reason=why)
+
+
+class FleetHealth:
+    """`llm.provider_health.ProviderHealth` over the fleet-wide breaker, for the fallback chain: while the
+    primary's breaker is open the fallback answers (and one call at a time probes the primary)."""
+
+    def __init__(self, breaker: ProviderBreaker) -> None:
+        self.breaker = breaker
+        self._local = threading.local()  # the gate this thread's current call went through
+
+    def allow_call(self) -> bool:
+        gate = self.breaker.gate()
+        self._local.gate = gate
+        return gate is not Gate.PAUSED
+
+    def record_success(self) -> None:
+        self.breaker.succeeded(getattr(self._local, "gate", Gate.GO))
+
+    def record_failure(self, error: LLMError) -> None:
+        self.breaker.failed(error, getattr(self._local, "gate", Gate.GO))

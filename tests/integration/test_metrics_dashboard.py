@@ -13,7 +13,7 @@ from tests.support.services import ROOT
 
 
 def test_every_dashboard_query_names_an_exported_metric(db: Database) -> None:
-    exported = set()
+    exported: set[str] = set()
     for family in text_string_to_metric_families(render(build_registry(db)).decode()):
         suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count")}.get(
             family.type, ("",)
