@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from summarizer.alerting.service import AlertService
     from summarizer.engine.model import Summary
+    from summarizer.service.breaker import ProviderBreaker
     from summarizer.service.operations import Operations
     from summarizer.service.results import WorkerConfig
     from summarizer.service.update import UpdateService
@@ -123,17 +124,55 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
     from summarizer.service.update import UpdateService
     from summarizer.storage.sql_store import SqlStore
 
-    store = SqlStore(db or open_database(settings))
-    return UpdateService(store, build_engine(settings), build_worker_config(settings))
+    db = db or open_database(settings)
+    breaker = build_breaker(settings, db)
+    if breaker is not None and settings.llm_fallback is not None:
+        # The fallback answers while the primary's breaker is open: the chain consults it, and
+        # updates are never paused (a failure of the fallback too is retried like any other).
+        from summarizer.llm.factory import build_llm
+        from summarizer.service.breaker import FleetHealth
+
+        engine = build_engine(settings, llm=build_llm(settings, health=FleetHealth(breaker)))
+        return UpdateService(SqlStore(db), engine, build_worker_config(settings))
+    return UpdateService(SqlStore(db), build_engine(settings), build_worker_config(settings), breaker=breaker)
+
+
+def build_breaker(settings: Settings, db: Database) -> ProviderBreaker | None:
+    """The configured provider's fleet-wide circuit breaker (none for the offline summarizer, which
+    calls no provider)."""
+    from summarizer.llm.factory import chosen_llm
+    from summarizer.service.breaker import BreakerConfig, ProviderBreaker
+    from summarizer.settings import LLMChoice
+    from summarizer.storage.breakers import SqlBreakerStore
+
+    choice = chosen_llm(settings)
+    if choice is LLMChoice.OFFLINE:
+        return None
+    config = BreakerConfig(
+        provider=str(choice),
+        threshold=settings.breaker_threshold,
+        first_probe_seconds=settings.breaker_probe_seconds,
+        max_probe_seconds=max(settings.breaker_max_probe_seconds, settings.breaker_probe_seconds),
+        probe_lease_seconds=settings.lease_seconds,
+    )
+    from summarizer.domain.clock import utcnow
+
+    return ProviderBreaker(SqlBreakerStore(db), config, utcnow)
 
 
 def build_operations(settings: Settings, db: Database | None = None) -> Operations:
     """The operators' facade (queue, stats, alerts, requeue) for the CLI and any other front end."""
     from summarizer.service.operations import Operations
+    from summarizer.storage.breakers import SqlBreakerStore
     from summarizer.storage.sql_store import SqlStore
 
     db = db or open_database(settings)
-    return Operations(SqlStore(db), build_alert_service(settings, db), wake=build_wakeup(settings))
+    return Operations(
+        SqlStore(db),
+        build_alert_service(settings, db),
+        wake=build_wakeup(settings),
+        breakers=SqlBreakerStore(db),
+    )
 
 
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:

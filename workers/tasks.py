@@ -13,8 +13,10 @@ from typing import Any
 import structlog
 
 from summarizer.service.celery_config import (
+    MAINTENANCE_QUEUE,
     QUEUE,
     TASK_AGE,
+    TASK_AGE_PAGE,
     TASK_ALERTS,
     TASK_DISPATCH,
     TASK_RESCUE,
@@ -68,6 +70,8 @@ def dispatch() -> int:
     due = len(svc.due())
     backlog = _broker_backlog()
     missing = max(min(due, 1), min(due, svc.config.dispatch_limit) - backlog)
+    if missing and svc.provider_paused():
+        missing = 1  # the provider's breaker is open: one wake-up, to carry its probe when it is due
     wake([None] * missing)
     if due:
         log.info("dispatch.sent", due=due, backlog=backlog, sent=missing)
@@ -83,7 +87,19 @@ def rescue_leases() -> int:
 
 @app.task(name=TASK_AGE, ignore_result=True)
 def age_summaries() -> int:
-    return service().age_all()
+    """The aging sweep ages nothing itself: it starts the page tasks (each ages one page of agents due
+    for aging and sends the next), so no task walks every agent."""
+    age_page.apply_async(args=("",), queue=MAINTENANCE_QUEUE)
+    return 0
+
+
+@app.task(name=TASK_AGE_PAGE, ignore_result=True)
+def age_page(after: str = "") -> int:
+    """Age one page of agents due for aging, after agent id `after`; send the next page if there is one."""
+    page = service().age_page(after)
+    if page.next_after is not None:
+        age_page.apply_async(args=(page.next_after,), queue=MAINTENANCE_QUEUE)
+    return page.agents
 
 
 @app.task(name=TASK_ALERTS, ignore_result=True)

@@ -15,6 +15,7 @@ import click
 from summarizer import composition
 from summarizer.alerting.service import EvaluationReport
 from summarizer.domain.alert_records import AlertRecord
+from summarizer.cli.breaker_text import breaker_lines
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.update_stats import UpdateStats
 from summarizer.humanize import age, tokens_short
@@ -87,12 +88,17 @@ def stats(as_json: bool, since: str) -> None:
     settings, ops = _open()
     figures = ops.stats(seconds)
     label = format_duration(seconds)
+    now = datetime.now(UTC)
+    breakers = ops.breakers()
     if as_json:
         doc = figures.to_json(settings.summary_max_tokens)
         doc["window"]["label"] = label
+        doc["breakers"] = [b.to_json(now) for b in breakers]
         click.echo(json.dumps(doc, indent=2))
     else:
         click.echo(stats_text(figures, label, settings.summary_max_tokens))
+        for line in breaker_lines(breakers, now, closed_too=True):
+            click.echo(f"  {line}")
 
 
 def _delivery_text(delivery: dict[str, Any]) -> str:

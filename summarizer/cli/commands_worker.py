@@ -16,6 +16,7 @@ import sys
 import click
 
 from summarizer import composition
+from summarizer.cli.breaker_text import breaker_lines
 from summarizer.domain.clock import utcnow
 from summarizer.domain.queue_states import STATES as QUEUE_STATES
 
@@ -108,14 +109,17 @@ def drain(agent_id: str | None, max_runs: int | None) -> None:
 )
 def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
     """The summary update queue: one row per agent."""
-    rows = composition.build_operations(composition.load()).queue(states or None)
+    ops = composition.build_operations(composition.load())
+    rows = ops.queue(states or None)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in rows], indent=2))
         return
+    now = utcnow()
+    for line in breaker_lines(ops.breakers(), now, closed_too=False):
+        click.echo(line)
     if not rows:
         click.echo("queue is empty")
         return
-    now = utcnow()
     for r in rows:
         wait = (r.available_at - now).total_seconds()
         due = "due" if wait <= 0 else f"in {wait:.0f}s"
@@ -127,10 +131,21 @@ def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
 
 
 @click.command()
-@click.argument("agent_id")
-def requeue(agent_id: str) -> None:
-    """Re-arm AGENT's summary updates (after it was parked as failed)."""
-    done = composition.build_operations(composition.load()).requeue(agent_id)
+@click.argument("agent_id", required=False)
+@click.option("--all-parked", is_flag=True, help="Re-arm every parked agent instead of one.")
+def requeue(agent_id: str | None, all_parked: bool) -> None:
+    """Re-arm AGENT's summary updates (after it was parked as failed), or every parked agent's."""
+    if all_parked == (agent_id is not None):
+        raise click.UsageError("give either AGENT or --all-parked")
+    ops = composition.build_operations(composition.load())
+    if agent_id is None:
+        done_all = ops.requeue_all_parked()
+        failed_wake = next((r.wake_error for r in done_all if r.wake_error), None)
+        if failed_wake is not None:
+            click.echo(f"no wake-up sent ({failed_wake}); the dispatcher will pick them up", err=True)
+        click.echo(f"{len(done_all)} parked agent(s) -> pending")
+        return
+    done = ops.requeue(agent_id)
     if done is None:
         raise click.ClickException(f"unknown agent {agent_id!r}")
     if done.previous == "running":

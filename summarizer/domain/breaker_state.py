@@ -63,6 +63,12 @@ class BreakerStore(Protocol):
         """Lease the next probe if it is due and none is out; True for the one caller that got it."""
         ...
 
+    def release_probe(self, provider: str, *, now: datetime) -> None:
+        """A probe that made no call (nothing was due): the next caller may probe at once."""
+        ...
+
+    def list_all(self) -> list[BreakerState]: ...
+
     def probe_failed(
         self, provider: str, *, error: str, now: datetime, probe_at: datetime, backoff: float
     ) -> None:

@@ -10,6 +10,7 @@ from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
 from summarizer.llm.fake import FakeLLM, parse_faults
 from summarizer.llm.offline import OfflineLLM
+from summarizer.llm.provider_health import ProviderHealth
 from summarizer.settings import LLMChoice, Settings, SettingsError
 
 COUNT_TOKENS_TIMEOUT = 10.0
@@ -41,7 +42,7 @@ def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
     return OfflineLLM()
 
 
-def build_llm(settings: Settings) -> LLM:
+def build_llm(settings: Settings, health: ProviderHealth | None = None) -> LLM:
     """The configured provider, wrapped in a fallback chain when SUMMARIZER_LLM_FALLBACK names another."""
     choice = chosen_llm(settings)
     primary = build_provider(settings, choice)
@@ -53,7 +54,8 @@ def build_llm(settings: Settings) -> LLM:
     from summarizer.llm.fallback import FallbackLLM
     from summarizer.llm.provider_health import CooldownHealth
 
-    health = CooldownHealth(str(choice), settings.llm_fallback_cooldown)
+    # The fleet-wide breaker when the composition root passes one; otherwise a per-process cool-down.
+    health = health or CooldownHealth(str(choice), settings.llm_fallback_cooldown)
     return FallbackLLM(
         primary, build_provider(settings, fallback_choice), health, fallback_name=str(fallback_choice)
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 import structlog
@@ -13,6 +14,14 @@ from summarizer.storage.port import StaleSummary, UpdateStore
 
 log = structlog.get_logger("summarizer.worker")
 AGING_PAGE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class AgingPage:
+    agents: int
+    """Summaries that aged on this page."""
+    next_after: str | None
+    """The agent id the next page starts after; None when this page was the last."""
 
 
 class Aging:
@@ -60,6 +69,15 @@ class Aging:
             report.dropped += result.dropped
             if result.moved or result.dropped:
                 log.info("summary.aged", agent_id=agent_id, moved=result.moved, dropped=result.dropped)
+
+    def page(self, after: str = "", now: datetime | None = None) -> AgingPage:
+        """Age one page (at most AGING_PAGE agents due for aging, after agent id `after`): the unit of
+        work of the paged aging sweep, so no single task walks every agent."""
+        now = now or self._clock()
+        report = AgingReport()
+        names = self.store.agents_due_for_aging(now.date(), AGING_PAGE, after)
+        self.age_page(names, now, report)
+        return AgingPage(report.agents, names[-1] if len(names) == AGING_PAGE else None)
 
     def _age_one(self, agent_id: str, now: datetime, report: AgingReport) -> None:
         summary = self.store.load_summary(agent_id)

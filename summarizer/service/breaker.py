@@ -80,6 +80,11 @@ class ProviderBreaker:
             return Gate.PROBE
         return Gate.PAUSED
 
+    def release(self, gate: Gate) -> None:
+        """A gate that made no LLM call: give a probe back so the next update can take it."""
+        if gate is Gate.PROBE:
+            self.store.release_probe(self.config.provider, now=self._clock())
+
     def succeeded(self, gate: Gate) -> None:
         with self._lock:
             self._run = 0

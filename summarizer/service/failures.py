@@ -96,6 +96,43 @@ class Failures:
             return RunResult(claim.agent_id, Outcome.LOST, error=error)
         return RunResult(claim.agent_id, Outcome.PARKED, error=error)
 
+    def pause(
+        self,
+        claim: Claim,
+        started: datetime,
+        exc: Exception,
+        summary: Summary | None,
+        batch: Sequence[EvictedExchange],
+        retry_at: datetime,
+    ) -> RunResult:
+        """The provider failed, not the batch: the row waits for the breaker's next probe with its
+        failure count untouched (no retry spent, never parked); the run is recorded as `paused`."""
+        now = self._clock()
+        error = error_text(exc)
+        run = run_record(
+            claim.agent_id,
+            Outcome.PAUSED,
+            started=started,
+            finished=now,
+            worker=self.config.worker_name,
+            from_version=summary.version if summary else 0,
+            batch=batch,
+            error=error,
+        )
+        held = self.store.schedule_retry(
+            claim,
+            now,
+            available_at=max(retry_at, now),
+            priority=claim.consecutive_failures,
+            failures=claim.consecutive_failures,
+            error=error,
+            run=run,
+        )
+        if not held:
+            return RunResult(claim.agent_id, Outcome.LOST, error=error)
+        log.warning("update.paused", error=error, until=retry_at.isoformat())
+        return RunResult(claim.agent_id, Outcome.PAUSED, error=error)
+
     def park(
         self, claim: Claim, now: datetime, failures: int, error: str, run: RunRecord | None = None
     ) -> bool:

@@ -14,8 +14,9 @@ import structlog
 
 from summarizer.alerting.service import AlertService, EvaluationReport
 from summarizer.domain.alert_records import AlertRecord
+from summarizer.domain.breaker_state import BreakerState, BreakerStore
 from summarizer.domain.clock import Clock, utcnow
-from summarizer.domain.queue_states import RUNNING
+from summarizer.domain.queue_states import FAILED, RUNNING
 from summarizer.storage.port import OperatorStore, QueueRow, UpdateStats
 
 log = structlog.get_logger(__name__)
@@ -41,7 +42,9 @@ class Operations:
         *,
         wake: Wake | None = None,
         clock: Clock = utcnow,
+        breakers: BreakerStore | None = None,
     ) -> None:
+        self._breakers = breakers
         self.store = store
         self.alert_service = alerts
         self._wake = wake
@@ -67,6 +70,31 @@ class Operations:
     def check_alerts(self) -> EvaluationReport:
         """Evaluate the alert rules and deliver pending notices now."""
         return self.alert_service.evaluate()
+
+    def breakers(self) -> list[BreakerState]:
+        """The LLM providers' circuit breakers (a provider that never failed has none)."""
+        return self._breakers.list_all() if self._breakers is not None else []
+
+    def requeue_all_parked(self) -> list[Requeued]:
+        """Re-arm every parked agent (after an outage that parked some before the breaker opened)."""
+        parked = [row.agent_id for row in self.store.queue_rows(states=[FAILED])]
+        done = []
+        for agent_id in parked:
+            previous = self.store.requeue(agent_id, self._clock())
+            if previous is not None:
+                done.append(Requeued(agent_id, previous, woken=False))
+        if done and self._wake is not None:
+            try:
+                self._wake([r.agent_id for r in done])
+            except Exception as exc:  # the dispatcher finds every pending row anyway
+                done = [Requeued(r.agent_id, r.previous, False, type(exc).__name__) for r in done]
+            else:
+                done = [Requeued(r.agent_id, r.previous, woken=True) for r in done]
+            finally:
+                close = getattr(self._wake, "close", None)
+                if close is not None:
+                    close()
+        return done
 
     def requeue(self, agent_id: str) -> Requeued | None:
         """Re-arm an agent's updates (after it was parked) and wake a worker; None for an unknown agent."""

@@ -20,6 +20,7 @@ class Outcome(StrEnum):
     LOST = "lost"  # our claim was taken over (lease expired): result discarded
     RETRY = "retry"
     PARKED = "parked"
+    PAUSED = "paused"  # the provider's breaker is open: nothing claimed, or the row handed back unpaid
 
 
 @dataclass(frozen=True, slots=True)

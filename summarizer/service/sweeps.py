@@ -72,7 +72,7 @@ class Sweeps:
         self.due()
         while max_runs is None or report.runs < max_runs:
             result = run(agent_id)
-            if result.outcome is Outcome.NOTHING:
+            if result.outcome in (Outcome.NOTHING, Outcome.PAUSED):
                 break
             report.add(result)
         return report

@@ -31,7 +31,8 @@ from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.queue_states import PENDING
 from summarizer.engine.engine import SummaryEngine, UpdateOutcome
 from summarizer.engine.model import Summary
-from summarizer.service.aging import Aging
+from summarizer.service.aging import Aging, AgingPage
+from summarizer.service.breaker import Gate, ProviderBreaker
 from summarizer.service.failures import Failures
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
 from summarizer.service.runs import run_record
@@ -50,6 +51,10 @@ from summarizer.storage.port import (
 
 log = structlog.get_logger("summarizer.worker")
 
+# Outcomes after which a probe's lease was settled by the breaker (a call was made); any other outcome
+# made no call and gives the probe back.
+_PROBE_SPENT = frozenset({Outcome.OK, Outcome.RETRY, Outcome.PARKED, Outcome.PAUSED})
+
 
 @dataclass(frozen=True, slots=True)
 class Batch:
@@ -67,8 +72,11 @@ class UpdateService:
         *,
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        breaker: ProviderBreaker | None = None,
     ) -> None:
         self.store = store
+        self.breaker = breaker
+        """The provider's fleet-wide circuit breaker (None: calls are never paused)."""
         self.engine = engine
         self.config = config or WorkerConfig()
         self._clock = clock or utcnow
@@ -80,18 +88,34 @@ class UpdateService:
 
     def run(self, agent_id: str | None = None) -> RunResult:
         """Claim `agent_id`'s row (or the most urgent due row) and process it; NOTHING if none is due."""
-        started = self._clock()
-        claimed = self.store.claim(started, self.config.lease_seconds, agent_id)
-        if claimed is None:
-            return RunResult(agent_id, Outcome.NOTHING)
-        claim, state = claimed
-        structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
+        gate = self.breaker.gate() if self.breaker is not None else Gate.GO
+        if gate is Gate.PAUSED:  # the provider is down for everyone: claim nothing, spend nothing
+            return RunResult(agent_id, Outcome.PAUSED)
+        result: RunResult | None = None
         try:
-            return self._run_claimed(claim, state, started)
+            started = self._clock()
+            claimed = self.store.claim(started, self.config.lease_seconds, agent_id)
+            if claimed is None:
+                result = RunResult(agent_id, Outcome.NOTHING)
+                return result
+            claim, state = claimed
+            structlog.contextvars.bind_contextvars(agent_id=claim.agent_id)
+            try:
+                result = self._run_claimed(claim, state, started, gate)
+                return result
+            finally:
+                structlog.contextvars.unbind_contextvars("agent_id")
         finally:
-            structlog.contextvars.unbind_contextvars("agent_id")
+            if self.breaker is not None and (result is None or result.outcome not in _PROBE_SPENT):
+                self.breaker.release(gate)  # a probe that made no call goes back at once
 
-    def _run_claimed(self, claim: Claim, state: AgentState | None, started: datetime) -> RunResult:
+    def provider_paused(self) -> bool:
+        """The provider's breaker is open (the dispatcher then sends a single wake-up per run)."""
+        return self.breaker is not None and self.breaker.is_open()
+
+    def _run_claimed(
+        self, claim: Claim, state: AgentState | None, started: datetime, gate: Gate = Gate.GO
+    ) -> RunResult:
         if claim.consecutive_failures > self.config.retry.max_retries:
             error = f"{claim.consecutive_failures} attempts died unfinished ({LEASE_EXPIRED_ERROR})"
             held = self.failures.park(claim, started, claim.consecutive_failures, error)
@@ -103,7 +127,7 @@ class UpdateService:
         if not batch.ready:
             row_state = self.store.finish_idle(claim, self._clock())
             return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
-        return self._process(claim, started, batch)
+        return self._process(claim, started, batch, gate)
 
     def run_backlog(
         self, agent_id: str | None, budget_seconds: float | None = None, *, or_any: bool = False
@@ -128,11 +152,16 @@ class UpdateService:
             result = self.run(result.agent_id)
         return result
 
-    def _process(self, claim: Claim, started: datetime, batch: Batch) -> RunResult:
+    def _process(self, claim: Claim, started: datetime, batch: Batch, gate: Gate = Gate.GO) -> RunResult:
         try:
             outcome = self.engine.update(batch.summary, claim.agent_id, batch.exchanges, self._clock())
         except Exception as exc:
+            retry_at = self.breaker.failed(exc, gate) if self.breaker is not None else None
+            if retry_at is not None:  # the provider's failure, not this agent's: hand the row back unpaid
+                return self.failures.pause(claim, started, exc, batch.summary, batch.exchanges, retry_at)
             return self.failures.fail(claim, started, exc, batch.summary, batch.exchanges)
+        if self.breaker is not None:
+            self.breaker.succeeded(gate)
         try:
             return self._commit(claim, started, batch, outcome)
         except (StaleSummary, LostClaim) as exc:
@@ -232,6 +261,9 @@ class UpdateService:
 
     def age_all(self) -> int:
         return self.aging.age_all()
+
+    def age_page(self, after: str = "") -> AgingPage:
+        return self.aging.page(after)
 
     def age(self, now: datetime | None = None, agent_id: str | None = None) -> AgingReport:
         return self.aging.age(now, agent_id)

@@ -106,6 +106,18 @@ class SqlBreakerStore:
             ).rowcount
             return bool(taken)
 
+    def release_probe(self, provider: str, *, now: datetime) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                update(table)
+                .where(table.c.provider == provider, table.c.state == OPEN)
+                .values(probe_until=None, updated_at=now)
+            )
+
+    def list_all(self) -> list[BreakerState]:
+        with self.db.read() as conn:
+            return list_breakers(conn)
+
     def probe_failed(
         self, provider: str, *, error: str, now: datetime, probe_at: datetime, backoff: float
     ) -> None:
