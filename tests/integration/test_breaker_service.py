@@ -48,7 +48,7 @@ def service(db: Database, llm: FakeLLM, clock: Clock) -> UpdateService:
 def rows(db: Database) -> list[tuple[str, str, int]]:
     with db.read() as conn:
         q = summary_update_queue.c
-        return [tuple(r) for r in conn.execute(select(q.agent_id, q.state, q.consecutive_failures))]  # type: ignore[misc]
+        return [tuple(r) for r in conn.execute(select(q.agent_id, q.state, q.consecutive_failures))]
 
 
 def runs_by_outcome(db: Database) -> dict[str, int]:

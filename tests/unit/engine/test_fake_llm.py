@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMTransientError
+from summarizer.engine.ports import LLMAnswer, LLMError, LLMPermanentError, LLMTransientError
 from summarizer.engine.validation import GateContext, validate_answer
 from summarizer.llm.fake import FAKE_MODEL, FakeLLM, parse_faults
 from tests.unit.engine.helpers import exchange
@@ -56,5 +56,20 @@ def test_faults_by_call_number() -> None:
 
 
 def test_bad_fault_spec_is_refused() -> None:
-    with pytest.raises(ValueError, match="NUMBER:transient"):
+    with pytest.raises(ValueError, match="unknown fault kind 'sometimes'"):
         parse_faults("1:sometimes")
+    with pytest.raises(ValueError, match="NUMBER:KIND"):
+        parse_faults("first:auth")
+
+
+def test_provider_fault_kinds_raise_what_a_provider_raises() -> None:
+    from summarizer.llm.provider_errors import is_provider_scoped
+
+    llm = FakeLLM(faults=parse_faults("1:auth,2:overloaded,3:connection,4:permanent"))
+    scoped = []
+    for _ in range(4):
+        try:
+            llm.complete(request(exchange(1)))
+        except LLMError as exc:
+            scoped.append(is_provider_scoped(exc))
+    assert scoped == [True, True, True, False]
