@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from summarizer.domain.queue_states import IDLE, PENDING
 from summarizer.engine.model import Tier
+from summarizer.service import aging
 from summarizer.testing.memory_store import InMemoryUpdateStore
 from tests.unit.service.support import Clock, exchange, service
 
@@ -61,3 +64,24 @@ def test_aging_moves_yesterdays_items_once_per_day() -> None:
     assert {item.tier for item in summary.items} == {Tier.YESTERDAY}
     assert summary.last_aged_on == clock().date()
     assert svc.age().agents == 0  # already aged today
+
+
+def test_aging_goes_page_by_page_and_each_page_names_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aging, "AGING_PAGE", 2)
+    store, clock = InMemoryUpdateStore(), Clock()
+    agents = ["a", "b", "c", "d", "e"]
+    for agent_id in agents:
+        store.evict(agent_id, [exchange(i) for i in (1, 2, 3)], clock())
+    svc = service(store, clock)
+    for agent_id in agents:
+        svc.run(agent_id)
+    clock.advance(24 * 3600 + 60)
+    pages = []
+    after: str | None = ""
+    while after is not None:
+        page = svc.age_page(after)
+        pages.append(page.agents)
+        after = page.next_after
+    assert pages == [2, 2, 1]  # no page ages more than AGING_PAGE agents
+    assert all(store.load_summary(a).last_aged_on == clock().date() for a in agents)  # type: ignore[union-attr]
+    assert svc.age_page("").agents == 0  # aged today already: nothing due
