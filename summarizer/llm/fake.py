@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from summarizer.engine.ports import LLMAnswer, LLMPermanentError, LLMRequest, LLMTransientError
+from summarizer.engine.ports import LLMAnswer, LLMError, LLMPermanentError, LLMRequest, LLMTransientError
 from summarizer.llm.offline import offline_operations
 from summarizer.llm.provider_errors import ProviderUnreachable
 
@@ -37,9 +37,9 @@ def default_answer(request: LLMRequest) -> LLMAnswer:
     )
 
 
-def fault(kind: str) -> BaseException:
+def fault(kind: str) -> LLMError:
     """The error a real provider gives for `kind` (its status and, for provider-scoped kinds, its fault)."""
-    makers: dict[str, Callable[[], BaseException]] = {
+    makers: dict[str, Callable[[], LLMError]] = {
         "transient": lambda: LLMTransientError("fake transient fault", status=529),
         "permanent": lambda: LLMPermanentError("fake permanent fault", status=400),
         "auth": lambda: LLMPermanentError("HTTP 401: fake invalid x-api-key", status=401),

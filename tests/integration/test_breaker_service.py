@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy import func, select
 
+from summarizer import composition
 from summarizer.domain.breaker_state import PROVIDER_DOWN
 from summarizer.domain.retry import RetryPolicy
 from summarizer.llm.fake import FakeLLM, fault
-from summarizer.service.breaker import BreakerConfig, ProviderBreaker
+from summarizer.llm.fallback import FallbackLLM
+from summarizer.service.breaker import BreakerConfig, FleetHealth, ProviderBreaker
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
+from summarizer.settings import load_settings
 from summarizer.storage import alerts
 from summarizer.storage.breakers import SqlBreakerStore
 from summarizer.storage.database import Database
@@ -105,3 +109,18 @@ def test_a_bad_batch_is_still_the_agents_own_failure(db: Database) -> None:
     assert result.outcome is Outcome.PARKED  # no breaker: a 400 is this batch's, not the provider's
     with db.read() as conn:
         assert not [a for a in alerts.list_alerts(conn) if a.kind == PROVIDER_DOWN]
+
+
+def test_with_a_fallback_the_chain_uses_the_fleet_breaker_and_updates_are_never_paused(
+    tmp_path: Path,
+) -> None:
+    settings = load_settings(llm="fake", llm_fallback="offline", data_dir=tmp_path, database_url="")
+    db = composition.open_database(settings)
+    svc = composition.build_update_service(settings, db)
+    chain = svc.engine._llm
+    assert isinstance(chain, FallbackLLM)
+    assert isinstance(chain.health, FleetHealth)
+    assert svc.breaker is None  # the fallback answers while the breaker is open: nothing to pause
+    chain.health.record_failure(fault("auth"))
+    assert chain.health.breaker.is_open()  # opened in the database, for every worker
+    assert not chain.health.allow_call()  # the fallback answers now
