@@ -20,6 +20,7 @@ from summarizer.storage.database import Database
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+    from prometheus_client.core import CollectorRegistry
 
     from summarizer.alerting.service import AlertService
     from summarizer.engine.model import Summary
@@ -245,5 +246,14 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
         summarizer=build_summarizer(settings, db),
         operations=build_operations(settings, db),
         fleet=FleetView(db),
+        metrics=build_metrics_registry(settings, db),
     )
     return create_app(wired, tokens)
+
+
+def build_metrics_registry(settings: Settings, db: Database | None = None) -> CollectorRegistry:
+    """The fleet's Prometheus metrics, read from the database at each scrape (`summarizer metrics` and
+    the HTTP API's `GET /metrics` serve this registry)."""
+    from summarizer.metrics import build_registry
+
+    return build_registry(db or open_database(settings))

@@ -8,10 +8,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import click
 from prometheus_client.exposition import ThreadingWSGIServer, make_wsgi_app
 
-from summarizer.composition import build_database
-from summarizer.metrics import build_registry
-from summarizer.settings import load_settings
-from summarizer.storage.migrations import ensure_schema
+from summarizer import composition
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -24,10 +21,7 @@ class _QuietHandler(WSGIRequestHandler):
 @click.option("--port", default=9464, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 def metrics(host: str, port: int) -> None:
     """Serve the fleet's Prometheus metrics (queue, breaker, updates, LLM tokens, aging) at /metrics."""
-    settings = load_settings()
-    db = build_database(settings)
-    ensure_schema(db, auto_upgrade=settings.embedded_database)
-    app = make_wsgi_app(build_registry(db))
+    app = make_wsgi_app(composition.build_metrics_registry(composition.load()))
     try:
         server: WSGIServer = make_server(host, port, app, ThreadingWSGIServer, handler_class=_QuietHandler)
     except OSError as exc:

@@ -14,8 +14,8 @@ import click
 
 from summarizer import composition
 from summarizer.alerting.service import EvaluationReport
-from summarizer.domain.alert_records import AlertRecord
 from summarizer.cli.breaker_text import breaker_lines
+from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.update_stats import UpdateStats
 from summarizer.humanize import age, tokens_short

@@ -13,6 +13,7 @@ from typing import Any
 import structlog
 from fastapi import FastAPI, Request, status
 from fastapi.responses import JSONResponse
+from prometheus_client.core import CollectorRegistry
 
 from summarizer.alerting.service import UnknownAlert
 from summarizer.api import Summarizer
@@ -37,6 +38,8 @@ class ApiServices:
     """The operators' facade (queue, requeue with its wake-up, stats, alerts)."""
     fleet: FleetView
     """The agent list and the runs over time, for the operator's page."""
+    metrics: CollectorRegistry | None = None
+    """The fleet's Prometheus metrics for `GET /metrics` (None: the endpoint answers 404)."""
 
 
 def services(request: Request) -> ApiServices:

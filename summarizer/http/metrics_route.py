@@ -6,24 +6,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, HTTPException, status
 from fastapi.responses import Response
 from prometheus_client.core import CollectorRegistry
 
 from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import Operator
 from summarizer.http.operator_routes import ERRORS
-from summarizer.metrics import CONTENT_TYPE, build_registry, render
+from summarizer.metrics import CONTENT_TYPE, render
 
 router = APIRouter(tags=["operator"], responses=ERRORS)
 
 
-def _registry(request: Request, wired: Annotated[ApiServices, Depends(services)]) -> CollectorRegistry:
-    registry: CollectorRegistry | None = getattr(request.app.state, "metrics_registry", None)
-    if registry is None:
-        registry = build_registry(wired.db)
-        request.app.state.metrics_registry = registry
-    return registry
+def _registry(wired: Annotated[ApiServices, Depends(services)]) -> CollectorRegistry:
+    if wired.metrics is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "metrics are not configured")
+    return wired.metrics
 
 
 @router.get(
