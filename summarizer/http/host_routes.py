@@ -66,6 +66,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
     },
     responses={
         **AUTH_ERRORS,
+        404: {"model": Problem, "description": "No agent route matches (an agent id holds no line break)"},
         413: {"model": Problem, "description": "Body too large"},
         422: {"model": Problem, "description": "A message breaks a rule; nothing was stored"},
     },
