@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from summarizer.engine.model import Summary
     from summarizer.service.breaker import ProviderBreaker
     from summarizer.service.operations import Operations
+    from summarizer.service.provenance import Provenance
     from summarizer.service.results import WorkerConfig
     from summarizer.service.update import UpdateService
     from summarizer.storage.migrations import SchemaAdmin
@@ -176,6 +177,15 @@ def build_operations(settings: Settings, db: Database | None = None) -> Operatio
     )
 
 
+def build_provenance(settings: Settings, db: Database | None = None, *, wake: bool = False) -> Provenance:
+    """The provenance facade (ledger, kept versions, diff, rollback, resummarize, prune); with `wake`, a
+    resummarize request wakes a worker at once."""
+    from summarizer.service.provenance import Provenance
+    from summarizer.storage.sql_store import SqlStore
+
+    return Provenance(SqlStore(db or open_database(settings)), wake=build_wakeup(settings) if wake else None)
+
+
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:
     """The `on_queued` hook for `Summarizer`: sends an update task right after an eviction commits."""
     from summarizer.service.wakeup import CeleryWakeup
@@ -247,6 +257,7 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
         operations=build_operations(settings, db),
         fleet=FleetView(db),
         metrics=build_metrics_registry(settings, db),
+        provenance=build_provenance(settings, db),
     )
     return create_app(wired, tokens)
 

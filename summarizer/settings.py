@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     batch_size: int = Field(default=3, ge=1, description="Evicted exchanges that trigger a summary update")
     batch_max_wait: float = Field(default=900.0, ge=0, description="Seconds a smaller batch may wait")
     summary_max_tokens: int = Field(default=10_000, ge=100, description="Hard cap on a rendered summary")
+    keep_versions: int = Field(
+        default=0, ge=0, description="Kept summary versions per agent after `versions prune`; 0 keeps all"
+    )
     max_message_bytes: int = Field(default=1_048_576, ge=1, description="Largest message accepted on ingest")
     llm: LLMChoice | None = Field(
         default=None,

@@ -64,7 +64,13 @@ def history(agent_id: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(history_json(view), indent=2))
     else:
+        from summarizer.cli.commands_provenance import ledger_lines
+
         click.echo(history_text(view, datetime.now(UTC)))
+        went = ledger_lines(rt.provenance().ledger(agent_id))
+        if went:
+            click.echo("\nWhere the evicted exchanges went:")
+            click.echo("\n".join(went))
 
 
 @click.command()

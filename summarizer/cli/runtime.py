@@ -13,6 +13,7 @@ from summarizer.settings import Settings
 
 if TYPE_CHECKING:
     from summarizer.service.operations import Operations
+    from summarizer.service.provenance import Provenance
     from summarizer.service.update import UpdateService
 
 
@@ -24,6 +25,8 @@ class Runtime:
     """Builds the update service (loads the LLM adapter) over the same database, when a command needs it."""
     operations: Callable[[], Operations]
     """Builds the operators' facade over the same database."""
+    provenance: Callable[..., Provenance]
+    """Builds the provenance facade (ledger, kept versions) over the same database (`wake=True`: with wake-ups)."""
 
 
 def open_runtime(*, migrate: bool | None = None) -> Runtime:
@@ -36,4 +39,5 @@ def open_runtime(*, migrate: bool | None = None) -> Runtime:
         composition.build_summarizer(settings, db),
         update_service=partial(composition.build_update_service, settings, db),
         operations=partial(composition.build_operations, settings, db),
+        provenance=partial(composition.build_provenance, settings, db),
     )

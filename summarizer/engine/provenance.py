@@ -8,7 +8,8 @@ or the batch brought is afterwards either cited by an item of the new summary or
 - `cap`: emergency truncation removed the last item citing it;
 - `aging`: the last item citing it ended more than 14 days ago, or the exchange itself had when it
   arrived;
-- `unsummarizable`: never produced by the engine; the caller records a batch it gave up on.
+- `unsummarizable`: never produced by the engine; the caller records an exchange it gave up on;
+- `rollback`: never produced by the engine; an operator made an older version current again.
 
 A merge keeps the union of its sources' exchange ids, so merging forgets nothing; a shortened or cut item
 keeps its id and its exchanges.
@@ -23,8 +24,8 @@ from typing import Literal
 
 from summarizer.engine.model import SummaryItem, in_time_order
 
-ForgetReason = Literal["model", "cap", "aging", "unsummarizable"]
-FORGET_REASONS: tuple[ForgetReason, ...] = ("model", "cap", "aging", "unsummarizable")
+ForgetReason = Literal["model", "cap", "aging", "unsummarizable", "rollback"]
+FORGET_REASONS: tuple[ForgetReason, ...] = ("model", "cap", "aging", "unsummarizable", "rollback")
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from summarizer.fleet_view import FleetView
 from summarizer.http.auth import ApiToken
 from summarizer.http.schemas import Health
 from summarizer.service.operations import Operations
+from summarizer.service.provenance import Provenance, UnknownVersion
 from summarizer.settings import Settings
 
 log = structlog.get_logger("summarizer.http")
@@ -40,6 +41,8 @@ class ApiServices:
     """The agent list and the runs over time, for the operator's page."""
     metrics: CollectorRegistry | None = None
     """The fleet's Prometheus metrics for `GET /metrics` (None: the endpoint answers 404)."""
+    provenance: Provenance | None = None
+    """The ledger and kept versions (provenance and `?version=N`); None: those answer 503."""
 
 
 def services(request: Request) -> ApiServices:
@@ -64,6 +67,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     from summarizer.http.metrics_route import router as metrics_router
     from summarizer.http.operator_routes import router as operator_router
     from summarizer.http.page import mount_page
+    from summarizer.http.provenance_routes import router as provenance_router
 
     if not tokens:
         raise ValueError("the HTTP API needs at least one token")
@@ -79,11 +83,13 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.add_exception_handler(InvalidMessage, _invalid_message)
     app.add_exception_handler(UnknownAgent, _not_found)
     app.add_exception_handler(UnknownAlert, _not_found)
+    app.add_exception_handler(UnknownVersion, _not_found)
     app.include_router(host_router)
     app.include_router(operator_router)
     app.include_router(fleet_router)
     mount_page(app)
     app.include_router(metrics_router)
+    app.include_router(provenance_router)
 
     @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
     def healthz(request: Request) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from summarizer.engine.render import render_summary
@@ -107,9 +107,16 @@ def context(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 
 
 @router.get("/summary", response_model=SummaryOut, responses=READ_ERRORS)
-def summary(agent_id: AgentId, wired: Services) -> dict[str, Any]:
-    """The latest committed summary: its tiers and items, and the Markdown a host sends."""
+def summary(
+    agent_id: AgentId, wired: Services, version: Annotated[int | None, Query(ge=1)] = None
+) -> dict[str, Any]:
+    """The latest committed summary (or, with `version`, a kept older one): its tiers and items, and the
+    Markdown a host sends."""
     current = wired.summarizer.summary(agent_id)  # UnknownAgent: 404
+    if version is not None:
+        from summarizer.http.provenance_routes import provenance_of
+
+        current = provenance_of(wired).version(agent_id, version).summary
     markdown = render_summary(current, datetime.now(UTC))
     return summary_json(current, agent_id, markdown, wired.settings.summary_max_tokens)
 

@@ -10,7 +10,7 @@ import structlog
 from summarizer.domain.clock import Clock
 from summarizer.engine.engine import SummaryEngine
 from summarizer.service.results import AgingReport
-from summarizer.storage.port import StaleSummary, UpdateStore
+from summarizer.storage.port import StaleSummary, UpdateStore, VersionWrite
 
 log = structlog.get_logger("summarizer.worker")
 AGING_PAGE = 500
@@ -61,7 +61,12 @@ class Aging:
             result = self.engine.age(summary, now)
             if not result.skipped:
                 aged[summary.agent_id] = (result, summary.version)
-        stored = self.store.swap_summaries([(result.summary, version) for result, version in aged.values()])
+        stored = self.store.swap_summaries(
+            [
+                (result.summary, version, VersionWrite("aging", drops=result.forgotten))
+                for result, version in aged.values()
+            ]
+        )
         for agent_id in stored:
             result = aged[agent_id][0]
             report.agents += 1
@@ -87,7 +92,8 @@ class Aging:
         if result.skipped:
             return
         try:
-            self.store.swap_summary(result.summary, summary.version)
+            made = VersionWrite("aging", drops=result.forgotten)
+            self.store.swap_summary(result.summary, summary.version, made)
         except StaleSummary:
             return
         report.agents += 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import structlog
@@ -29,11 +29,13 @@ import structlog
 from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.queue_states import PENDING
-from summarizer.engine.engine import SummaryEngine, UpdateOutcome
+from summarizer.engine.engine import SummaryEngine
 from summarizer.engine.model import Summary
 from summarizer.service.aging import Aging, AgingPage
 from summarizer.service.breaker import Gate, ProviderBreaker
-from summarizer.service.failures import Failures
+from summarizer.service.failures import Failures, log_alert_raised
+from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
+from summarizer.service.rebuild import rebuild
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
 from summarizer.service.runs import run_record
 from summarizer.service.sweeps import Sweeps
@@ -47,6 +49,7 @@ from summarizer.storage.port import (
     StaleSummary,
     UpdateCommit,
     UpdateStore,
+    VersionWrite,
 )
 
 log = structlog.get_logger("summarizer.worker")
@@ -120,6 +123,8 @@ class UpdateService:
             error = f"{claim.consecutive_failures} attempts died unfinished ({LEASE_EXPIRED_ERROR})"
             held = self.failures.park(claim, started, claim.consecutive_failures, error)
             return RunResult(claim.agent_id, Outcome.PARKED if held else Outcome.LOST, error=error)
+        if state is not None and state.rebuild_requested_at is not None:
+            return self._rebuild(claim, state, started)
         try:
             batch = self._read_batch(claim.agent_id, state, started)
         except Exception as exc:  # a row the code cannot take, or a failing read: a failure like any other
@@ -128,6 +133,18 @@ class UpdateService:
             row_state = self.store.finish_idle(claim, self._clock())
             return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
         return self._process(claim, started, batch, gate)
+
+    def _rebuild(self, claim: Claim, state: AgentState, started: datetime) -> RunResult:
+        try:
+            new = rebuild(self.store, self.engine, self.config, claim, state, self._clock)
+        except (StaleSummary, LostClaim) as exc:
+            lost = isinstance(exc, LostClaim)
+            if not lost:
+                self.store.release(claim, self._clock(), error_text(exc))
+            return RunResult(claim.agent_id, Outcome.LOST if lost else Outcome.STALE, error=str(exc))
+        except Exception as exc:
+            return self.failures.fail(claim, started, exc, state.summary, ())
+        return RunResult(claim.agent_id, Outcome.OK, version=new.version, requeued=True)
 
     def run_backlog(
         self, agent_id: str | None, budget_seconds: float | None = None, *, or_any: bool = False
@@ -154,7 +171,14 @@ class UpdateService:
 
     def _process(self, claim: Claim, started: datetime, batch: Batch, gate: Gate = Gate.GO) -> RunResult:
         try:
-            outcome = self.engine.update(batch.summary, claim.agent_id, batch.exchanges, self._clock())
+            folded = fold(
+                self.engine,
+                batch.summary,
+                claim.agent_id,
+                batch.exchanges,
+                self._clock(),
+                split_rejections=claim.consecutive_failures > 0,
+            )
         except Exception as exc:
             retry_at = self.breaker.failed(exc, gate) if self.breaker is not None else None
             if retry_at is not None:  # the provider's failure, not this agent's: hand the row back unpaid
@@ -163,7 +187,7 @@ class UpdateService:
         if self.breaker is not None:
             self.breaker.succeeded(gate)
         try:
-            return self._commit(claim, started, batch, outcome)
+            return self._commit(claim, started, batch.summary, folded)
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -198,11 +222,11 @@ class UpdateService:
         ready = len(batch) >= cfg.batch_size or waited or bounded
         return Batch(state.summary, batch, ready=ready)
 
-    def _commit(self, claim: Claim, started: datetime, batch: Batch, outcome: UpdateOutcome) -> RunResult:
-        from_version = batch.summary.version if batch.summary else 0
-        new = outcome.summary
+    def _commit(self, claim: Claim, started: datetime, summary: Summary | None, folded: Folded) -> RunResult:
+        from_version = summary.version if summary else 0
         finished = self._clock()
-        count = len(batch.exchanges)
+        exchanges, outcome = folded.exchanges, folded.outcome
+        count = len(exchanges)
         run = run_record(
             claim.agent_id,
             Outcome.OK,
@@ -210,31 +234,45 @@ class UpdateService:
             finished=finished,
             worker=self.config.worker_name,
             from_version=from_version,
-            batch=batch.exchanges,
+            batch=exchanges,
             update=outcome,
         )
+        alert = None
+        if outcome is not None:
+            new = outcome.summary
+            made = VersionWrite("update", outcome.forgotten, outcome.path.value, self.config.worker_name)
+        else:
+            assert folded.given_up is not None
+            new = skip_version(summary, claim.agent_id, folded.given_up, finished)
+            made = VersionWrite("unsummarizable", skip_drops(folded.given_up), None, self.config.worker_name)
+            run = replace(run, to_version=new.version, path="unsummarizable", error=folded.given_up.cause)
+            alert = skip_alert(claim.agent_id, folded.given_up)
         commit = UpdateCommit(
             claim=claim,
             summary=new,
             from_version=from_version,
-            first_exchange_id=batch.exchanges[0].id,
-            last_exchange_id=batch.exchanges[-1].id,
+            first_exchange_id=exchanges[0].id,
+            last_exchange_id=exchanges[-1].id,
             exchange_count=count,
             run=run,
             batch_size=self.config.batch_size,
             now=finished,
+            version=made,
+            alert=alert,
         )
         committed = self.store.commit(commit)
         if committed.alert_resolved:
             log.warning("alert.resolved", kind=SUMMARY_UPDATES_FAILING, version=new.version)
+        if alert is not None:
+            log_alert_raised(alert)
         log.info(
             "update.done",
             version=new.version,
             exchanges=count,
-            path=outcome.path.value,
-            llm_in=outcome.llm_input_tokens,
-            llm_out=outcome.llm_output_tokens,
-            truncated=outcome.truncated,
+            path=run.path,
+            llm_in=run.llm_input_tokens,
+            llm_out=run.llm_output_tokens,
+            truncated=run.truncated,
             ms=round((finished - started).total_seconds() * 1000),
         )
         return RunResult(

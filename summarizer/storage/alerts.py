@@ -7,6 +7,7 @@ same outage... unless the first alert was resolved in between, which makes it a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -16,11 +17,14 @@ from summarizer.domain.alert_records import AlertRecord
 from summarizer.storage.schema import alerts
 
 __all__ = [
+    "EXCHANGE_UNSUMMARIZABLE",
     "SUMMARY_UPDATES_FAILING",
+    "AlertDraft",
     "AlertRecord",
     "acknowledge",
     "delivery_candidates",
     "get_record",
+    "insert_alert",
     "list_alerts",
     "list_records",
     "open_fleet_kinds",
@@ -31,6 +35,19 @@ __all__ = [
 ]
 
 SUMMARY_UPDATES_FAILING = "summary_updates_failing"
+EXCHANGE_UNSUMMARIZABLE = "exchange_unsummarizable"
+"""An exchange the model could not summarize even alone: recorded as dropped, and the agent went on."""
+
+
+@dataclass(frozen=True, slots=True)
+class AlertDraft:
+    """An alert to raise once per incident (no-op while one of the same kind and agent is open)."""
+
+    kind: str
+    agent_id: str | None
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+    severity: str = "critical"
 
 
 def record_from_row(m: RowMapping) -> AlertRecord:
@@ -78,6 +95,21 @@ def raise_once(
         )
     )
     return True
+
+
+def insert_alert(conn: Connection, alert: AlertDraft, now: datetime, severity: str = "warning") -> None:
+    """Insert an alert that is an incident of its own (an exchange given up on), whatever else is open."""
+    conn.execute(
+        insert(alerts).values(
+            kind=alert.kind,
+            agent_id=alert.agent_id,
+            severity=severity,
+            message=alert.message,
+            details=alert.details,
+            created_at=now,
+            delivery={"log": "sent"},
+        )
+    )
 
 
 # Every successful update resolves its agent's open incident, if any: built once with bind parameters.

@@ -33,6 +33,8 @@ class AgentState:
     window_start: int
     unsummarized_since: datetime | None
     summary: Summary | None
+    rebuild_requested_at: datetime | None = None
+    """`resummarize` asked for the summary to be rebuilt from the stored history."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class EvictedBatch:
 _STATE_COLUMNS = (
     agents.c.window_start,
     agents.c.unsummarized_since,
+    agents.c.rebuild_requested_at,
     summaries.c.version,
     summaries.c["items"],
     summaries.c.token_count,
@@ -68,7 +71,7 @@ def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
 
 def _agent_state(agent_id: str, row: Any) -> AgentState:
     summary = summary_from_row(agent_id, row) if row.version is not None else None
-    return AgentState(row.window_start, row.unsummarized_since, summary)
+    return AgentState(row.window_start, row.unsummarized_since, summary, row.rebuild_requested_at)
 
 
 def _claim_and_read_statement(one_agent: bool) -> Any:

@@ -16,7 +16,6 @@ travels as one argument and one method writes it all or nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,7 +23,7 @@ from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.history import HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
-from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
+from summarizer.storage.alerts import EXCHANGE_UNSUMMARIZABLE, SUMMARY_UPDATES_FAILING, AlertDraft
 from summarizer.storage.batch_reads import AgentState, EvictedBatch
 from summarizer.storage.conversations import IngestReport
 from summarizer.storage.queue import LEASE_EXPIRED_ERROR, Claim, LostClaim, QueueRow
@@ -32,11 +31,13 @@ from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord, StaleSummary
 from summarizer.storage.update_commit import Committed, UpdateCommit
+from summarizer.storage.versions import DropRecord, KeptVersion, ProvenanceFacts, VersionWrite
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
 __all__ = [
+    "EXCHANGE_UNSUMMARIZABLE",
     "LEASE_EXPIRED_ERROR",
     "SUMMARY_UPDATES_FAILING",
     "AgentState",
@@ -46,11 +47,15 @@ __all__ = [
     "Claim",
     "Committed",
     "ConversationStorePort",
+    "DropRecord",
     "EvictedBatch",
     "HistoryView",
     "IngestReport",
+    "KeptVersion",
     "LostClaim",
     "OperatorStore",
+    "ProvenanceFacts",
+    "ProvenanceStore",
     "QueueRow",
     "Rescued",
     "RunRecord",
@@ -58,18 +63,8 @@ __all__ = [
     "UpdateCommit",
     "UpdateStats",
     "UpdateStore",
+    "VersionWrite",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class AlertDraft:
-    """An alert to raise once per incident (no-op while one of the same kind and agent is open)."""
-
-    kind: str
-    agent_id: str | None
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
-    severity: str = "critical"
 
 
 ParkedRun = Callable[[Rescued], tuple[RunRecord, AlertDraft]]
@@ -150,26 +145,61 @@ class UpdateStore(Protocol):
         """Re-arm an agent by hand; the state it had ("none": no row), None for an unknown agent."""
         ...
 
+    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
+        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops, clear the rebuild
+        request and hand the row back pending, all or nothing; `LostClaim` or `StaleSummary` otherwise."""
+        ...
+
     # ----- aging -----------------------------------------------------------------------------------
     def agents_due_for_aging(self, today: date, limit: int, after: str = "") -> list[str]: ...
 
     def load_summary(self, agent_id: str) -> Summary | None: ...
 
-    def swap_summary(self, new: Summary, from_version: int) -> None:
-        """Store `new` if the stored version is still `from_version`; `StaleSummary` otherwise."""
+    def swap_summary(self, new: Summary, from_version: int, made: VersionWrite) -> None:
+        """Store `new` if the stored version is still `from_version` (`StaleSummary` otherwise), keep a
+        copy of it and record the exchanges it forgot, all in one transaction."""
         ...
 
     def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
         """The summaries of `agent_ids` that exist (an aging page: one read)."""
         ...
 
-    def swap_summaries(self, swaps: Sequence[tuple[Summary, int]]) -> list[str]:
-        """Store each new summary whose stored version is still the one given, in one transaction; the
-        agents stored (the others moved meanwhile and are left alone)."""
+    def swap_summaries(self, swaps: Sequence[tuple[Summary, int, VersionWrite]]) -> list[str]:
+        """Store each new summary whose stored version is still the one given, keeping it and recording
+        what it forgot, in one transaction; the agents stored (the others moved meanwhile and are left
+        alone)."""
         ...
 
 
-class OperatorStore(Protocol):
+class ProvenanceStore(Protocol):
+    """Where each exchange went, and the kept summary versions (the provenance facade's store)."""
+
+    def agent_exists(self, agent_id: str) -> bool: ...
+
+    # ----- provenance and kept versions ------------------------------------------------------------
+    def provenance(self, agent_id: str) -> ProvenanceFacts | None:
+        """The current summary, every exchange's state and every drop row; None for an unknown agent."""
+        ...
+
+    def summary_version(self, agent_id: str, version: int) -> KeptVersion | None: ...
+
+    def summary_versions(self, agent_id: str) -> list[KeptVersion]: ...
+
+    def load_summary(self, agent_id: str) -> Summary | None: ...
+
+    def swap_summary(self, new: Summary, from_version: int, made: VersionWrite) -> None: ...
+
+    def prune_versions(self, agent_id: str | None, keep: int) -> int:
+        """Delete all but the newest `keep` kept versions (of one agent, or of all); returns how many."""
+        ...
+
+    def request_resummarize(self, agent_id: str, now: datetime) -> str | None:
+        """Ask for the summary to be rebuilt by the next update and arm the queue row; the row's previous
+        state (as `requeue`), None for an unknown agent."""
+        ...
+
+
+class OperatorStore(ProvenanceStore, Protocol):
     """What operators read and do to the queue (alerts go through the alert service)."""
 
     def agent_exists(self, agent_id: str) -> bool: ...

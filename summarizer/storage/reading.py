@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -108,3 +109,15 @@ def load_summaries(conn: Connection, agent_ids: Sequence[str]) -> list[Summary]:
         select(summaries).where(summaries.c.agent_id.in_(list(agent_ids))).order_by(summaries.c.agent_id)
     )
     return [summary_from_row(row.agent_id, row) for row in rows]
+
+
+def exchange_states(conn: Connection, agent_id: str) -> tuple[tuple[int, bool, int | None, datetime], ...]:
+    """(id, evicted, summarized_in_version, ended_at) of every exchange of the agent, in id order."""
+    rows = conn.execute(
+        select(
+            exchanges.c.id, exchanges.c.evicted_at, exchanges.c.summarized_in_version, exchanges.c.ended_at
+        )
+        .where(exchanges.c.agent_id == agent_id)
+        .order_by(exchanges.c.id)
+    )
+    return tuple((r.id, r.evicted_at is not None, r.summarized_in_version, r.ended_at) for r in rows)

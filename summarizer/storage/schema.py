@@ -49,6 +49,12 @@ agents = Table(
     # Evicted exchanges not yet folded into the summary, and since when (wall clock) the oldest has waited.
     Column("unsummarized", Integer, nullable=False),
     Column("unsummarized_since", UTCDateTime(), nullable=True),
+    Column(
+        "rebuild_requested_at",
+        UTCDateTime(),
+        nullable=True,
+        comment="set by `resummarize`: the next update rebuilds the summary from the stored history",
+    ),
     Index(None, "unsummarized_since"),
 )
 
@@ -189,4 +195,28 @@ provider_breakers = Table(
     Column("backoff_seconds", Float, nullable=False),
     Column("probes", Integer, nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+summary_versions = Table(
+    "summary_versions",
+    metadata,
+    Column("agent_id", String(200), ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("items", Json, nullable=False),
+    Column("token_count", Integer, nullable=False),
+    Column("covered_through_exchange_id", Integer, nullable=True),
+    Column("made_by", String(20), nullable=False, comment="update | aging | rollback | resummarize"),
+    Column("run_path", String(20), nullable=True, comment="the ladder rung of the update that made it"),
+    Column("worker", String(200), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+exchange_drops = Table(
+    "exchange_drops",
+    metadata,
+    Column("agent_id", String(200), ForeignKey("agents.id", ondelete="CASCADE"), primary_key=True),
+    Column("exchange_id", Integer, primary_key=True, autoincrement=False),
+    Column("version", Integer, primary_key=True, autoincrement=False, comment="the version that forgot it"),
+    Column("reason", String(20), nullable=False, comment="model | cap | aging | unsummarizable | rollback"),
+    Column("item_id", String(100), nullable=True),
+    Column("detail", Text, nullable=False),
+    Column("dropped_at", UTCDateTime(), nullable=False),
 )

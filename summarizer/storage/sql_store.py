@@ -13,15 +13,16 @@ from datetime import date, datetime
 from sqlalchemy import Connection
 
 from summarizer.engine.model import Summary
-from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries
+from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries, versions
 from summarizer.storage.batch_reads import AgentState, EvictedBatch, claim_and_read, read_evicted_batch
 from summarizer.storage.database import Database
 from summarizer.storage.port import AlertDraft, ParkedRun
-from summarizer.storage.queue import Claim, QueueRow
+from summarizer.storage.queue import Claim, LostClaim, QueueRow
 from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord, StaleSummary
 from summarizer.storage.update_commit import Committed, UpdateCommit, commit_update
+from summarizer.storage.versions import KeptVersion, ProvenanceFacts, VersionWrite
 
 
 def _raise_once(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
@@ -132,22 +133,24 @@ class SqlStore:
         with self.db.read() as conn:
             return reading.load_summary(conn, agent_id)
 
-    def swap_summary(self, new: Summary, from_version: int) -> None:
+    def swap_summary(self, new: Summary, from_version: int, made: VersionWrite) -> None:
         with self.db.write() as conn:
             summaries.swap_summary(conn, new, from_version)
+            versions.write_version(conn, new, made)
 
     def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
         with self.db.read() as conn:
             return reading.load_summaries(conn, agent_ids)
 
-    def swap_summaries(self, swaps: Sequence[tuple[Summary, int]]) -> list[str]:
+    def swap_summaries(self, swaps: Sequence[tuple[Summary, int, VersionWrite]]) -> list[str]:
         stored = []
         with self.db.write() as conn:
-            for new, from_version in swaps:
+            for new, from_version, made in swaps:
                 try:
                     summaries.swap_summary(conn, new, from_version)
                 except StaleSummary:
                     continue
+                versions.write_version(conn, new, made)
                 stored.append(new.agent_id)
         return stored
 
@@ -165,3 +168,43 @@ class SqlStore:
     def stats(self, since: datetime, until: datetime) -> UpdateStats:
         with self.db.read() as conn:
             return stats.query_stats(conn, since=since, until=until)
+
+    # ----- provenance and kept versions ------------------------------------------------------------
+    def provenance(self, agent_id: str) -> ProvenanceFacts | None:
+        with self.db.read() as conn:
+            if not reading.agent_exists(conn, agent_id):
+                return None
+            return ProvenanceFacts(
+                summary=reading.load_summary(conn, agent_id),
+                exchanges=reading.exchange_states(conn, agent_id),
+                drops=versions.load_drops(conn, agent_id),
+            )
+
+    def summary_version(self, agent_id: str, version: int) -> KeptVersion | None:
+        with self.db.read() as conn:
+            return versions.load_version(conn, agent_id, version)
+
+    def summary_versions(self, agent_id: str) -> list[KeptVersion]:
+        with self.db.read() as conn:
+            return versions.list_versions(conn, agent_id)
+
+    def request_resummarize(self, agent_id: str, now: datetime) -> str | None:
+        with self.db.write() as conn:
+            if not versions.request_rebuild(conn, agent_id, now):
+                return None
+            return queue_sweeps.requeue(conn, agent_id, now)
+
+    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
+        assert new.updated_at is not None
+        with self.db.write() as conn:
+            state = queue.complete(conn, claim.agent_id, claim.token, new.updated_at, more_work=True)
+            if state is None:
+                raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
+            summaries.swap_summary(conn, new, from_version)
+            versions.write_version(conn, new, made)
+            versions.clear_rebuild(conn, claim.agent_id)
+            return state
+
+    def prune_versions(self, agent_id: str | None, keep: int) -> int:
+        with self.db.write() as conn:
+            return versions.prune_versions(conn, agent_id, keep)

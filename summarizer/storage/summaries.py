@@ -57,9 +57,10 @@ class RunRecord:
 # The statements of an update's commit, built once with bind parameters: constructing them and generating
 # their cache keys on every call cost more CPU than PostgreSQL spent running them (SQLAlchemy memoizes the
 # cache key on a statement object, so a module-level statement pays it once).
-_SUMMARY_VALUES = {
+SUMMARY_VALUE_PARAMS = {
     name: bindparam(f"sv_{name}", type_=summaries.c[name].type)
     for name in (
+        "agent_id",
         "version",
         "items",
         "token_count",
@@ -68,10 +69,12 @@ _SUMMARY_VALUES = {
         "updated_at",
     )
 }
+"""The bind parameters of a summary's columns (`sv_<column>`), shared by every statement that writes them."""
+_SUMMARY_VALUES = {name: p for name, p in SUMMARY_VALUE_PARAMS.items() if name != "agent_id"}
 _SWAP_UPDATE = (
     update(summaries)
     .where(
-        summaries.c.agent_id == bindparam("sv_agent_id", type_=summaries.c.agent_id.type),
+        summaries.c.agent_id == SUMMARY_VALUE_PARAMS["agent_id"],
         summaries.c.version == bindparam("sv_from_version", type_=summaries.c.version.type),
     )
     .values(**_SUMMARY_VALUES)
@@ -80,7 +83,7 @@ _SWAP_UPDATE = (
 # rowcount is not reliable for INSERT ... ON CONFLICT on every driver; RETURNING is.
 _SWAP_INSERT = {
     name: dialect.insert(summaries)
-    .values(agent_id=bindparam("sv_agent_id", type_=summaries.c.agent_id.type), **_SUMMARY_VALUES)
+    .values(**SUMMARY_VALUE_PARAMS)
     .on_conflict_do_nothing(index_elements=[summaries.c.agent_id])
     .returning(summaries.c.agent_id)
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))

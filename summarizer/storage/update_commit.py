@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, bindparam, case, exists, func, select
+from sqlalchemy import Connection, Integer, bindparam, case, exists, func, select, true
 from sqlalchemy.exc import DBAPIError
 
 from summarizer.engine.model import Summary
@@ -48,6 +48,13 @@ from summarizer.storage.summaries import (
     take_off_params,
     take_off_unsummarized,
 )
+from summarizer.storage.versions import (
+    VersionWrite,
+    keep_version_cte,
+    record_drops_cte,
+    version_params,
+    write_version,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +71,10 @@ class UpdateCommit:
     batch_size: int
     """The row stays due when at least this many unsummarized exchanges remain after the batch."""
     now: datetime
+    version: VersionWrite = field(default_factory=lambda: VersionWrite("update"))
+    """How the version came about and the exchanges it forgot: kept and recorded in the same commit."""
+    alert: alerts.AlertDraft | None = None
+    """An alert written with the commit (an exchange given up on as unsummarizable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +89,25 @@ def commit_update(db: Database, commit: UpdateCommit) -> Committed:
     claim = commit.claim
     if db.is_sqlite:
         with db.write() as conn:
-            return Committed(_step_by_step(conn, commit), _resolve_alert(conn, commit))
-    if not claim.alert_open:  # one statement: atomic on its own
+            state = _step_by_step(conn, commit)
+            _insert_alert(conn, commit)
+            return Committed(state, _resolve_alert(conn, commit))
+    if not claim.alert_open and commit.alert is None:  # one statement: atomic on its own
         with _guards_mapped(commit):
             row = db.run_hot(_ONE_STATEMENT_HOT[commit.from_version == 0], _one_statement_params(commit))[0]
         return Committed(str(row.state), alert_resolved=False)
-    with db.write() as conn:  # rare: the same statement, and the incident closed in the same transaction
+    with (
+        db.write() as conn
+    ):  # rare: the same statement, and the alert raised or closed in the same transaction
         with _guards_mapped(commit):
             row = conn.execute(_ONE_STATEMENT[commit.from_version == 0], _one_statement_params(commit)).one()
+        _insert_alert(conn, commit)
         return Committed(str(row.state), _resolve_alert(conn, commit))
+
+
+def _insert_alert(conn: Connection, commit: UpdateCommit) -> None:
+    if commit.alert is not None:
+        alerts.insert_alert(conn, commit.alert, commit.now)
 
 
 def _resolve_alert(conn: Connection, commit: UpdateCommit) -> bool:
@@ -112,7 +133,8 @@ def _step_by_step(conn: Connection, commit: UpdateCommit) -> str:
     )
     if folded != commit.exchange_count:
         raise guard_error(FOLDED, commit)
-    # The place for every further write that belongs to the new version (kept versions, ledger rows).
+    # Every further write that belongs to the new version: the kept copy and the ledger's drop rows.
+    write_version(conn, commit.summary, commit.version)
     record_run(conn, commit.run)
     return state
 
@@ -127,12 +149,17 @@ def _one_statement(first_version: bool) -> Any:
     swapped = swap_statement("postgresql", 0 if first_version else 1).cte("swapped")
     folded = MARK_FOLDED.returning(MARK_FOLDED.table.c.id).cte("folded")
     run = RECORD_RUN.returning(RECORD_RUN.table.c.id).cte("run")
+    kept = keep_version_cte()
+    dropped = record_drops_cte()
     outcome = select(
         remaining.label("remaining"),
         select(held.c.state).scalar_subquery().label("state"),
         select(func.count()).select_from(swapped).scalar_subquery().label("swapped"),
         select(func.count()).select_from(folded).scalar_subquery().label("folded"),
         select(run.c.id).scalar_subquery().label("run_id"),
+        # Referenced so that they are part of the statement; their counts are not checked: a kept
+        # version that already exists is a stale commit, which the version guard aborts.
+        select(func.count()).select_from(kept.join(dropped, true())).scalar_subquery().label("kept"),
     ).subquery("outcome")
     # A failed guard raises (summarizer_abort, migration 0002): the whole statement rolls back.
     failed = {
@@ -162,6 +189,7 @@ def _one_statement_params(commit: UpdateCommit) -> dict[str, Any]:
         ),
         "expected_folds": commit.exchange_count,
         **run_params(commit.run),
+        **version_params(commit.summary, commit.version),
     }
 
 

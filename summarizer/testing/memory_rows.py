@@ -8,7 +8,7 @@ from typing import Any
 
 from summarizer.domain.messages import EvictedExchange
 from summarizer.engine.model import Summary
-from summarizer.storage.port import RunRecord
+from summarizer.storage.port import DropRecord, KeptVersion, RunRecord
 
 
 @dataclass(slots=True)
@@ -16,6 +16,7 @@ class MemoryAgent:
     window_start: int = 1
     unsummarized: int = 0
     unsummarized_since: datetime | None = None
+    rebuild_requested_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -56,3 +57,5 @@ class MemoryState:
     summaries: dict[str, Summary] = field(default_factory=dict)
     runs: list[RunRecord] = field(default_factory=list)
     alerts: list[MemoryAlert] = field(default_factory=list)
+    versions: dict[str, dict[int, KeptVersion]] = field(default_factory=dict)
+    drops: dict[str, list[DropRecord]] = field(default_factory=dict)

@@ -25,18 +25,21 @@ from summarizer.storage.port import (
     Claim,
     Committed,
     EvictedBatch,
+    LostClaim,
     ParkedRun,
     Rescued,
     RunRecord,
     StaleSummary,
     UpdateCommit,
+    VersionWrite,
 )
 from summarizer.storage.queue import LEASE_EXPIRED_ERROR
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
+from summarizer.testing.memory_versions import MemoryVersions
 
 
-class InMemoryUpdateStore:
-    """`UpdateStore` in a dict. Tests feed it with `evict()` and read `rows`, `runs`, `alerts`, `summaries`."""
+class InMemoryUpdateStore(MemoryVersions):
+    """`UpdateStore` (and the provenance half of `OperatorStore`) in a dict. Tests feed it with `evict()` and read `rows`, `runs`, `alerts`, `summaries`."""
 
     def __init__(self) -> None:
         self._s = MemoryState()
@@ -132,7 +135,12 @@ class InMemoryUpdateStore:
             agent = self._s.agents.get(name)
             if agent is None:
                 return claim, None
-            state = AgentState(agent.window_start, agent.unsummarized_since, self._s.summaries.get(name))
+            state = AgentState(
+                agent.window_start,
+                agent.unsummarized_since,
+                self._s.summaries.get(name),
+                agent.rebuild_requested_at,
+            )
             return claim, state
 
     def read_batch(
@@ -223,7 +231,11 @@ class InMemoryUpdateStore:
             raise guard_error(FOLDED, commit)
         for x in batch:
             x.summarized_in_version = commit.summary.version
+        self._keep(commit.summary, commit.version)
         self._s.runs.append(commit.run)
+        if commit.alert is not None:
+            a = commit.alert
+            self._s.alerts.append(MemoryAlert(a.kind, a.agent_id, a.message, a.details, now))
         resolved = False
         if claim.alert_open:
             open_alert = self._alert_open(claim.agent_id)
@@ -237,6 +249,23 @@ class InMemoryUpdateStore:
             return False
         self._s.summaries[new.agent_id] = new
         return True
+
+    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
+        with self._lock:
+            saved = copy.deepcopy(self._s)
+            try:
+                assert new.updated_at is not None
+                state = self._complete(claim, new.updated_at, more_work=True)
+                if state is None:
+                    raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
+                if not self._swap(new, from_version):
+                    raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
+                self._keep(new, made)
+                self._s.agents[claim.agent_id].rebuild_requested_at = None
+                return state
+            except BaseException:
+                self._s = saved
+                raise
 
     # ----- failures --------------------------------------------------------------------------------
     def schedule_retry(
@@ -360,15 +389,21 @@ class InMemoryUpdateStore:
         with self._lock:
             return self._s.summaries.get(agent_id)
 
-    def swap_summary(self, new: Summary, from_version: int) -> None:
+    def swap_summary(self, new: Summary, from_version: int, made: VersionWrite) -> None:
         with self._lock:
             if not self._swap(new, from_version):
                 raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
+            self._keep(new, made)
 
     def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
         with self._lock:
             return [self._s.summaries[a] for a in sorted(agent_ids) if a in self._s.summaries]
 
-    def swap_summaries(self, swaps: Sequence[tuple[Summary, int]]) -> list[str]:
+    def swap_summaries(self, swaps: Sequence[tuple[Summary, int, VersionWrite]]) -> list[str]:
         with self._lock:
-            return [new.agent_id for new, from_version in swaps if self._swap(new, from_version)]
+            stored = []
+            for new, from_version, made in swaps:
+                if self._swap(new, from_version):
+                    self._keep(new, made)
+                    stored.append(new.agent_id)
+            return stored

@@ -86,7 +86,7 @@ def test_the_wheel_installed_in_a_fresh_virtualenv_migrates_ingests_drains_and_s
         "SUMMARIZER_LLM": "offline",
     }
     summarizer = str(venv / "bin" / "summarizer")
-    assert "database at 0002" in _run([summarizer, "db", "upgrade"], work, env)
+    assert "database at 0004" in _run([summarizer, "db", "upgrade"], work, env)
     chat = work / "chat.jsonl"
     chat.write_text(_conversation(datetime.now(UTC)), encoding="utf-8")
     assert "stored 12 message(s)" in _run([summarizer, "ingest", str(chat)], work, env)

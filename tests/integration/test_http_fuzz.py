@@ -38,6 +38,7 @@ OPERATIONS = [
     ("GET", "/v1/agents/{agent_id}/context"),
     ("GET", "/v1/agents/{agent_id}/summary"),
     ("GET", "/v1/agents/{agent_id}/history"),
+    ("GET", "/v1/agents/{agent_id}/provenance"),
     ("GET", "/v1/queue"),
     ("POST", "/v1/agents/{agent_id}/requeue"),
     ("GET", "/v1/stats"),

@@ -10,7 +10,7 @@ import pytest
 from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome
-from summarizer.storage.port import LostClaim, StaleSummary, UpdateCommit
+from summarizer.storage.port import LostClaim, StaleSummary, UpdateCommit, VersionWrite
 from summarizer.testing.memory_store import InMemoryUpdateStore
 from tests.unit.service.support import Clock, exchange, service
 
@@ -98,7 +98,7 @@ def test_a_summary_moved_meanwhile_discards_the_result_and_requeues() -> None:
     assert state is not None
     assert state.summary is not None
     moved = state.summary
-    store.swap_summary(type(moved)(agent_id="a", version=2, updated_at=clock()), 1)
+    store.swap_summary(type(moved)(agent_id="a", version=2, updated_at=clock()), 1, VersionWrite("aging"))
     store.release(claim, clock(), "test")
     result = svc.run("a")
     assert result.outcome is Outcome.STALE

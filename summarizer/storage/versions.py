@@ -1,0 +1,287 @@
+"""Kept summary versions and the ledger of dropped exchanges: what a new version writes besides itself.
+
+Every committed version is copied into `summary_versions`, and every exchange that version forgot gets an
+`exchange_drops` row with its reason, in the same commit as the `summaries` row (the update's commit,
+aging's swap, a rollback). SQLite writes them as two more statements of its transaction; PostgreSQL's
+update commit carries them as two more data-modifying CTEs (`keep_version_cte`, `record_drops_cte`), the
+kept copy and the drops unpacked from JSONB parameters by `jsonb_populate_record[set]`, so the commit
+stays one statement short enough for psycopg's query cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Integer,
+    Text,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal_column,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.dialects import postgresql
+
+from summarizer.engine.model import Summary, items_from_json
+from summarizer.engine.provenance import Forgotten
+from summarizer.storage.schema import agents, exchange_drops, summary_versions
+from summarizer.storage.summaries import SUMMARY_VALUE_PARAMS, swap_params
+from summarizer.storage.types import Json
+
+MADE_BY = ("update", "aging", "rollback", "resummarize", "unsummarizable")
+
+
+@dataclass(frozen=True, slots=True)
+class VersionWrite:
+    """How a new version came about, and the exchanges it forgot (written with it, all or nothing)."""
+
+    made_by: str
+    drops: tuple[Forgotten, ...] = ()
+    run_path: str | None = None
+    worker: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeptVersion:
+    summary: Summary
+    made_by: str
+    run_path: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DropRecord:
+    exchange_id: int
+    version: int
+    reason: str
+    item_id: str | None
+    detail: str
+    dropped_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProvenanceFacts:
+    """What the ledger is computed from: the current summary, every exchange and every drop row."""
+
+    summary: Summary | None
+    exchanges: tuple[tuple[int, bool, int | None, datetime], ...]
+    """(id, evicted, summarized_in_version, ended_at) for every exchange of the agent, in id order."""
+    drops: tuple[DropRecord, ...] = field(default_factory=tuple)
+
+
+def drop_rows(drops: Sequence[Forgotten]) -> list[dict[str, Any]]:
+    """One JSON-safe row per forgotten exchange."""
+    return [
+        {"x": x, "reason": d.reason, "item_id": d.item_id, "detail": d.detail}
+        for d in drops
+        for x in d.exchange_ids
+    ]
+
+
+# ----- the statements (built once; the summary's own values reuse the swap's bind parameters) ---------
+_KV = {
+    "kv_made_by": bindparam("kv_made_by", type_=summary_versions.c.made_by.type),
+    "kv_run_path": bindparam("kv_run_path", type_=summary_versions.c.run_path.type),
+    "kv_worker": bindparam("kv_worker", type_=summary_versions.c.worker.type),
+}
+_KEEP_VALUES = {
+    "agent_id": SUMMARY_VALUE_PARAMS["agent_id"],
+    "version": SUMMARY_VALUE_PARAMS["version"],
+    "items": SUMMARY_VALUE_PARAMS["items"],
+    "token_count": SUMMARY_VALUE_PARAMS["token_count"],
+    "covered_through_exchange_id": SUMMARY_VALUE_PARAMS["covered_through_exchange_id"],
+    "created_at": SUMMARY_VALUE_PARAMS["updated_at"],
+    "made_by": _KV["kv_made_by"],
+    "run_path": _KV["kv_run_path"],
+    "worker": _KV["kv_worker"],
+}
+KEEP_VERSION = insert(summary_versions).values(**_KEEP_VALUES)
+# In PostgreSQL's one-statement commit a stale version must reach the version guard, not a key violation.
+# The kept copy's columns travel as one JSONB object (the items as the swap's own parameter, sent once), so
+# the statement stays within psycopg's query cache.
+_KEEP_ROW = func.jsonb_populate_record(
+    literal_column("NULL::summary_versions"),
+    bindparam("kv_row", type_=Json).op("||")(
+        func.jsonb_build_object(literal_column("'items'"), SUMMARY_VALUE_PARAMS["items"])
+    ),
+)
+_KEEP_VERSION_PG: Any = (
+    postgresql.insert(summary_versions)
+    .from_select([c.name for c in summary_versions.c], select(literal_column("*")).select_from(_KEEP_ROW))
+    .on_conflict_do_nothing()
+    .returning(literal_column("1"))
+)
+
+_RECORD_DROP = insert(exchange_drops).values(
+    agent_id=bindparam("dr_agent", type_=exchange_drops.c.agent_id.type),
+    exchange_id=bindparam("dr_x", type_=Integer),
+    version=bindparam("dr_version", type_=Integer),
+    reason=bindparam("dr_reason", type_=exchange_drops.c.reason.type),
+    item_id=bindparam("dr_item_id", type_=exchange_drops.c.item_id.type),
+    detail=bindparam("dr_detail", type_=Text),
+    dropped_at=bindparam("dr_at", type_=exchange_drops.c.dropped_at.type),
+)
+
+
+def _record_drops_pg() -> Any:
+    # Every column travels in the JSONB rows: the statement stays short enough for psycopg's query cache.
+    rows = func.jsonb_populate_recordset(
+        literal_column("NULL::exchange_drops"), bindparam("dr_rows", type_=Json)
+    )
+    return (
+        postgresql.insert(exchange_drops)
+        .from_select([c.name for c in exchange_drops.c], select(literal_column("*")).select_from(rows))
+        .on_conflict_do_nothing()
+        .returning(literal_column("1"))
+    )
+
+
+_RECORD_DROPS_PG = _record_drops_pg()
+
+
+def keep_version_cte() -> Any:
+    return _KEEP_VERSION_PG.cte("kv")
+
+
+def record_drops_cte() -> Any:
+    return _RECORD_DROPS_PG.cte("dr")
+
+
+def version_params(summary: Summary, write: VersionWrite) -> dict[str, Any]:
+    """The CTEs' own parameters (the kept copy takes the summary's values from the swap's `sv_*`)."""
+    assert summary.updated_at is not None
+    at = summary.updated_at.isoformat()
+    return {
+        "kv_row": {
+            "agent_id": summary.agent_id,
+            "version": summary.version,
+            "token_count": summary.token_count,
+            "covered_through_exchange_id": summary.covered_through_exchange_id,
+            "made_by": write.made_by,
+            "run_path": write.run_path,
+            "worker": write.worker,
+            "created_at": at,
+        },
+        "dr_rows": [
+            {
+                "agent_id": summary.agent_id,
+                "exchange_id": r.pop("x"),
+                "version": summary.version,
+                "dropped_at": at,
+                **r,
+            }
+            for r in drop_rows(write.drops)
+        ],
+    }
+
+
+def write_version(conn: Connection, summary: Summary, write: VersionWrite) -> None:
+    """Keep `summary` and record what it forgot (SQLite, and every non-hot path): inside the caller's
+    transaction, after the swap succeeded."""
+    params = swap_params(summary, 0)
+    own = {"kv_made_by": write.made_by, "kv_run_path": write.run_path, "kv_worker": write.worker}
+    conn.execute(KEEP_VERSION, {**params, **own})
+    rows = drop_rows(write.drops)
+    if rows:
+        conn.execute(
+            _RECORD_DROP,
+            [
+                {
+                    "dr_agent": summary.agent_id,
+                    "dr_x": r["x"],
+                    "dr_version": summary.version,
+                    "dr_reason": r["reason"],
+                    "dr_item_id": r["item_id"],
+                    "dr_detail": r["detail"],
+                    "dr_at": summary.updated_at,
+                }
+                for r in rows
+            ],
+        )
+
+
+# ----- reads ---------------------------------------------------------------------------------------
+def _kept(agent_id: str, row: Any) -> KeptVersion:
+    summary = Summary(
+        agent_id=agent_id,
+        version=row.version,
+        items=items_from_json(row.items),
+        covered_through_exchange_id=row.covered_through_exchange_id,
+        token_count=row.token_count,
+        updated_at=row.created_at,
+    )
+    return KeptVersion(summary, row.made_by, row.run_path, row.created_at)
+
+
+def load_version(conn: Connection, agent_id: str, version: int) -> KeptVersion | None:
+    row = conn.execute(
+        select(summary_versions).where(
+            summary_versions.c.agent_id == agent_id, summary_versions.c.version == version
+        )
+    ).first()
+    return None if row is None else _kept(agent_id, row)
+
+
+def list_versions(conn: Connection, agent_id: str) -> list[KeptVersion]:
+    rows = conn.execute(
+        select(summary_versions)
+        .where(summary_versions.c.agent_id == agent_id)
+        .order_by(summary_versions.c.version)
+    )
+    return [_kept(agent_id, row) for row in rows]
+
+
+def load_drops(conn: Connection, agent_id: str) -> tuple[DropRecord, ...]:
+    rows = conn.execute(
+        select(exchange_drops)
+        .where(exchange_drops.c.agent_id == agent_id)
+        .order_by(exchange_drops.c.exchange_id, exchange_drops.c.version)
+    )
+    return tuple(
+        DropRecord(r.exchange_id, r.version, r.reason, r.item_id, r.detail, r.dropped_at) for r in rows
+    )
+
+
+def prune_versions(conn: Connection, agent_id: str | None, keep: int) -> int:
+    """Delete all but the newest `keep` kept versions of each agent (or of one); returns how many went."""
+    newest = (
+        select(
+            summary_versions.c.agent_id,
+            summary_versions.c.version,
+            func.row_number()
+            .over(partition_by=summary_versions.c.agent_id, order_by=summary_versions.c.version.desc())
+            .label("rank"),
+        )
+        .where(true() if agent_id is None else summary_versions.c.agent_id == agent_id)
+        .subquery()
+    )
+    doomed = select(newest.c.agent_id, newest.c.version).where(newest.c.rank > keep)
+    gone = 0
+    for name, version in conn.execute(doomed).all():
+        gone += int(
+            conn.execute(
+                delete(summary_versions).where(
+                    summary_versions.c.agent_id == name, summary_versions.c.version == version
+                )
+            ).rowcount
+        )
+    return gone
+
+
+# ----- resummarize ---------------------------------------------------------------------------------
+def request_rebuild(conn: Connection, agent_id: str, now: datetime) -> bool:
+    """Flag the agent's summary for a rebuild; False for an unknown agent."""
+    result = conn.execute(update(agents).where(agents.c.id == agent_id).values(rebuild_requested_at=now))
+    return bool(result.rowcount)
+
+
+def clear_rebuild(conn: Connection, agent_id: str) -> None:
+    conn.execute(update(agents).where(agents.c.id == agent_id).values(rebuild_requested_at=None))

@@ -1,0 +1,74 @@
+"""The fake store's kept versions and ledger rows (a fake: tests only)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+
+from summarizer.engine.model import Summary
+from summarizer.storage.port import DropRecord, KeptVersion, ProvenanceFacts, VersionWrite
+from summarizer.testing.memory_rows import MemoryState
+
+
+class MemoryVersions:
+    """What `InMemoryUpdateStore` keeps besides the summary: every version and every drop row."""
+
+    _s: MemoryState
+    _lock: threading.RLock
+
+    def _keep(self, summary: Summary, made: VersionWrite) -> None:
+        assert summary.updated_at is not None
+        kept = self._s.versions.setdefault(summary.agent_id, {})
+        kept[summary.version] = KeptVersion(summary, made.made_by, made.run_path, summary.updated_at)
+        drops = self._s.drops.setdefault(summary.agent_id, [])
+        for d in made.drops:
+            for x in d.exchange_ids:
+                drops.append(
+                    DropRecord(x, summary.version, d.reason, d.item_id, d.detail, summary.updated_at)
+                )
+
+    # ----- provenance and kept versions ------------------------------------------------------------
+    def provenance(self, agent_id: str) -> ProvenanceFacts | None:
+        with self._lock:
+            if agent_id not in self._s.agents:
+                return None
+            exchanges = tuple(
+                (x.exchange.id, True, x.summarized_in_version, x.exchange.ended_at)
+                for x in sorted(self._s.exchanges.get(agent_id, []), key=lambda x: x.exchange.id)
+            )
+            drops = tuple(self._s.drops.get(agent_id, []))
+            return ProvenanceFacts(self._s.summaries.get(agent_id), exchanges, drops)
+
+    def agent_exists(self, agent_id: str) -> bool:
+        with self._lock:
+            return agent_id in self._s.agents
+
+    def summary_version(self, agent_id: str, version: int) -> KeptVersion | None:
+        with self._lock:
+            return self._s.versions.get(agent_id, {}).get(version)
+
+    def summary_versions(self, agent_id: str) -> list[KeptVersion]:
+        with self._lock:
+            return [v for _, v in sorted(self._s.versions.get(agent_id, {}).items())]
+
+    def request_resummarize(self, agent_id: str, now: datetime) -> str | None:
+        with self._lock:
+            agent = self._s.agents.get(agent_id)
+            if agent is None:
+                return None
+            agent.rebuild_requested_at = now
+        return self.requeue(agent_id, now)
+
+    def requeue(self, agent_id: str, now: datetime) -> str | None:
+        raise NotImplementedError
+
+    def prune_versions(self, agent_id: str | None, keep: int) -> int:
+        with self._lock:
+            gone = 0
+            for name, kept in self._s.versions.items():
+                if agent_id is not None and name != agent_id:
+                    continue
+                for version in sorted(kept)[: max(len(kept) - keep, 0)]:
+                    del kept[version]
+                    gone += 1
+            return gone
