@@ -195,6 +195,8 @@ provider_breakers = Table(
     Column("backoff_seconds", Float, nullable=False),
     Column("probes", Integer, nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+)
+
 summary_versions = Table(
     "summary_versions",
     metadata,
