@@ -81,8 +81,8 @@ def worker_process(console: Console) -> Iterator[subprocess.Popen[bytes]]:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    console.print(f"started a summary worker with its beat (pid {proc.pid}, log {log_path})")
-    try:
+    try:  # a Ctrl-C from here on still stops the worker's group on the way out
+        console.print(f"started a summary worker with its beat (pid {proc.pid}, log {log_path})")
         yield proc
     finally:
         stop_process_group(proc)
