@@ -143,16 +143,16 @@ class SqlStore:
             return reading.load_summaries(conn, agent_ids)
 
     def swap_summaries(self, swaps: Sequence[tuple[Summary, int, VersionWrite]]) -> list[str]:
-        stored = []
+        kept: list[tuple[Summary, VersionWrite]] = []
         with self.db.write() as conn:
             for new, from_version, made in swaps:
                 try:
                     summaries.swap_summary(conn, new, from_version)
                 except StaleSummary:
                     continue
-                versions.write_version(conn, new, made)
-                stored.append(new.agent_id)
-        return stored
+                kept.append((new, made))
+            versions.write_versions(conn, kept)
+        return [new.agent_id for new, _ in kept]
 
     # ----- operators -------------------------------------------------------------------------------
     def agent_exists(self, agent_id: str) -> bool:

@@ -186,26 +186,41 @@ def version_params(summary: Summary, write: VersionWrite) -> dict[str, Any]:
 def write_version(conn: Connection, summary: Summary, write: VersionWrite) -> None:
     """Keep `summary` and record what it forgot (SQLite, and every non-hot path): inside the caller's
     transaction, after the swap succeeded."""
-    params = swap_params(summary, 0)
-    own = {"kv_made_by": write.made_by, "kv_run_path": write.run_path, "kv_worker": write.worker}
-    conn.execute(KEEP_VERSION, {**params, **own})
-    rows = drop_rows(write.drops)
-    if rows:
-        conn.execute(
-            _RECORD_DROP,
-            [
-                {
-                    "dr_agent": summary.agent_id,
-                    "dr_x": r["x"],
-                    "dr_version": summary.version,
-                    "dr_reason": r["reason"],
-                    "dr_item_id": r["item_id"],
-                    "dr_detail": r["detail"],
-                    "dr_at": summary.updated_at,
-                }
-                for r in rows
-            ],
-        )
+    write_versions(conn, [(summary, write)])
+
+
+def write_versions(conn: Connection, kept: Sequence[tuple[Summary, VersionWrite]]) -> None:
+    """`write_version` for many summaries at once: one executemany for the kept copies and one for the
+    drop rows, so an aging page costs the same statements for 3 agents or 500."""
+    if not kept:
+        return
+    conn.execute(
+        KEEP_VERSION,
+        [
+            {
+                **swap_params(summary, 0),
+                "kv_made_by": write.made_by,
+                "kv_run_path": write.run_path,
+                "kv_worker": write.worker,
+            }
+            for summary, write in kept
+        ],
+    )
+    drops = [
+        {
+            "dr_agent": summary.agent_id,
+            "dr_x": r["x"],
+            "dr_version": summary.version,
+            "dr_reason": r["reason"],
+            "dr_item_id": r["item_id"],
+            "dr_detail": r["detail"],
+            "dr_at": summary.updated_at,
+        }
+        for summary, write in kept
+        for r in drop_rows(write.drops)
+    ]
+    if drops:
+        conn.execute(_RECORD_DROP, drops)
 
 
 # ----- reads ---------------------------------------------------------------------------------------
