@@ -158,7 +158,9 @@ def test_the_operator_page_in_headless_chromium(served: str, tmp_path: Path) -> 
             tmp_path,
         )
         assert browser.script("return document.querySelectorAll('#tiers .item').length") >= 1
-        assert "Provenance not available" in visible_text(browser, "provenance")
+        ledger = visible_text(browser, "provenance")  # the real GET .../provenance of the server under test
+        assert "summarized" in ledger, ledger
+        assert "Nothing has been dropped." in ledger
         assert "You are a build bot." in visible_text(browser, "window")
 
         browser.script("document.querySelector('#tiers .item').click()")
@@ -172,8 +174,8 @@ def test_the_operator_page_in_headless_chromium(served: str, tmp_path: Path) -> 
         assert "Run build 0" in sources  # the title of the first evicted exchange, from /history
         browser.screenshot(tmp_path / "agent.png")
 
-        # The panel's drawing, given a ledger in the documented shape of GET .../provenance (the server
-        # under test has no such endpoint yet, so the document is handed to the page's function directly).
+        # The panel's drawing of drops, given a ledger in the documented shape of GET .../provenance (the
+        # seeded agent has dropped nothing, so the document is handed to the page's function directly).
         browser.script(
             "drawProvenance({ok: true, body: {agent_id: arguments[0], exchanges: ["
             "{id: 1, state: 'summarized', item_id: 'x1', version: 1, reason: null},"
