@@ -77,6 +77,9 @@ def test_an_outage_of_the_primary_is_ridden_out_on_the_fallback(
     with FakeMessagesAPI() as messages_api:
         env = provider_env(tmp_path, chat_api, llm_fallback="anthropic", llm_fallback_cooldown="0.5")
         env.update({"ANTHROPIC_API_KEY": "sk-ant", "ANTHROPIC_BASE_URL": messages_api.base_url})
+        # The fallback answers while the fleet's breaker on the primary is open; its probes back off from
+        # 1 s up to 4 s here, so the primary is tried again soon after the outage ends.
+        env.update({"SUMMARIZER_BREAKER_PROBE_SECONDS": "1", "SUMMARIZER_BREAKER_MAX_PROBE_SECONDS": "4"})
         chat_api.start_outage(unauthorized())
         fleet = Fleet(env, tmp_path)
         try:
