@@ -25,7 +25,6 @@ from summarizer.storage.port import (
     Claim,
     Committed,
     EvictedBatch,
-    LostClaim,
     ParkedRun,
     Rescued,
     RunRecord,
@@ -249,23 +248,6 @@ class InMemoryUpdateStore(MemoryVersions):
             return False
         self._s.summaries[new.agent_id] = new
         return True
-
-    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
-        with self._lock:
-            saved = copy.deepcopy(self._s)
-            try:
-                assert new.updated_at is not None
-                state = self._complete(claim, new.updated_at, more_work=True)
-                if state is None:
-                    raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
-                if not self._swap(new, from_version):
-                    raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
-                self._keep(new, made)
-                self._s.agents[claim.agent_id].rebuild_requested_at = None
-                return state
-            except BaseException:
-                self._s = saved
-                raise
 
     # ----- failures --------------------------------------------------------------------------------
     def schedule_retry(

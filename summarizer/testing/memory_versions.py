@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from datetime import datetime
 
 from summarizer.engine.model import Summary
-from summarizer.storage.port import DropRecord, KeptVersion, ProvenanceFacts, VersionWrite
+from summarizer.storage.port import (
+    Claim,
+    DropRecord,
+    KeptVersion,
+    LostClaim,
+    ProvenanceFacts,
+    StaleSummary,
+    VersionWrite,
+)
 from summarizer.testing.memory_rows import MemoryState
 
 
@@ -59,8 +68,32 @@ class MemoryVersions:
             agent.rebuild_requested_at = now
         return self.requeue(agent_id, now)
 
+    # The store itself provides these (declared here for the type checker).
     def requeue(self, agent_id: str, now: datetime) -> str | None:
         raise NotImplementedError
+
+    def _complete(self, claim: Claim, now: datetime, more_work: bool) -> str | None:
+        raise NotImplementedError
+
+    def _swap(self, new: Summary, from_version: int) -> bool:
+        raise NotImplementedError
+
+    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
+        with self._lock:
+            saved = copy.deepcopy(self._s)
+            try:
+                assert new.updated_at is not None
+                state = self._complete(claim, new.updated_at, more_work=True)
+                if state is None:
+                    raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
+                if not self._swap(new, from_version):
+                    raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
+                self._keep(new, made)
+                self._s.agents[claim.agent_id].rebuild_requested_at = None
+                return state
+            except BaseException:
+                self._s = saved
+                raise
 
     def prune_versions(self, agent_id: str | None, keep: int) -> int:
         with self._lock:
