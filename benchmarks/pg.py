@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.migrations import upgrade
 
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -23,7 +23,7 @@ def scratch_postgres(prefix: str = "summarizer_bench") -> Iterator[Database]:
     name = f"{prefix}_{secrets.token_hex(3)}"
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    db = Database(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
+    db = connect_database(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
     try:
         upgrade(db)
         yield db

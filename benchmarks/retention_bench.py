@@ -34,7 +34,13 @@ from pathlib import Path
 import structlog
 
 from summarizer.api import Summarizer
-from summarizer.composition import build_database, build_token_counter, build_worker_config, render_summary
+from summarizer.composition import (
+    build_database,
+    build_sql_store,
+    build_token_counter,
+    build_worker_config,
+    render_summary,
+)
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest.reader import read_records
 from summarizer.llm.factory import build_engine
@@ -44,7 +50,6 @@ from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.migrations import upgrade
 from summarizer.storage.reading import load_summary
 from summarizer.storage.sql_conversations import SqlConversationStore
-from summarizer.storage.sql_store import SqlStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.retention_data import AGENT, CONVERSATION, FACTS
@@ -138,7 +143,7 @@ def replay(choice: LLMChoice, days: int | None) -> Result:
             clock=clock,
         )
         service = UpdateService(
-            SqlStore(db), build_engine(settings), build_worker_config(settings), clock=clock
+            build_sql_store(db), build_engine(settings), build_worker_config(settings), clock=clock
         )
         updates = 0
         day = first.date()

@@ -47,7 +47,7 @@ from summarizer.service.results import AgingReport
 from summarizer.settings import Settings
 from summarizer.storage import queue
 from summarizer.storage.bulk import bulk_insert
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.migrations import upgrade
 from summarizer.storage.schema import summaries
 
@@ -103,7 +103,7 @@ def own_database(admin_url: str, name: str, keep: bool) -> Iterator[Database]:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    db = Database(url)
+    db = connect_database(url)
     try:
         upgrade(db)
         yield db

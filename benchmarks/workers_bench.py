@@ -33,7 +33,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.schema import agents, exchanges, summary_runs, summary_update_queue
 from tests.support.fleet import Fleet, RedisServer, wait_for
 from tests.support.services import fresh_postgres_database, migrate
@@ -169,7 +169,7 @@ def run(
         redis.start()
         for url in fresh_postgres_database("summarizer_bench"):
             migrate(url)
-            db = Database(url, pool_size=2)
+            db = connect_database(url, pool_size=2)
             evicted = load(db, agents, per_agent)
             env = {
                 "SUMMARIZER_DATABASE_URL": url,

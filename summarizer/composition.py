@@ -2,21 +2,23 @@
 
 `load()` is the only call of `load_settings()`; `open_database()` the only place a database is built and
 brought to the current schema (every `build_*` given no database opens one through it); the storage
-port's SQL backends (`SqlStore`, `SqlConversationStore`, `SqlAlertStore`) are chosen here and nowhere
-else. CLI commands, the HTTP API and workers ask this module for what they need.
+port's backends are chosen here and nowhere else: the database handle for the URL's scheme
+(`connect_database`: SQLite or PostgreSQL), the update and operator store for that database
+(`build_sql_store`: `SqliteStore` or `PostgresStore`), and the conversation and alert stores over it.
+CLI commands, the HTTP API and workers ask this module for what they need.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from summarizer.api import Summarizer
 from summarizer.domain.tokens import TokenCounter
 from summarizer.settings import Settings, load_settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from summarizer.service.results import WorkerConfig
     from summarizer.service.update import UpdateService
     from summarizer.storage.migrations import SchemaAdmin
+    from summarizer.storage.sql_store import SqlStore
 
 
 def load() -> Settings:
@@ -37,9 +40,28 @@ def load() -> Settings:
     return load_settings()
 
 
-def build_database(settings: Settings) -> Database:
-    """A database handle, schema unchecked (for `summarizer db` commands, which manage the schema)."""
-    return Database(settings.resolved_database_url(), prepare_threshold=settings.database_prepare_threshold)
+def build_database(settings: Settings, *, url: str | None = None) -> Database:
+    """A database handle, schema unchecked (for `summarizer db` commands, which manage the schema, and
+    `doctor`, which passes the configured URL with a connect timeout as `url`)."""
+    return connect_database(
+        url or settings.resolved_database_url(), prepare_threshold=settings.database_prepare_threshold
+    )
+
+
+def build_sql_store(db: Database) -> SqlStore[Any]:
+    """The storage port's update and operator store for `db`'s backend."""
+    from summarizer.storage.postgres_database import PostgresDatabase
+    from summarizer.storage.sqlite_database import SqliteDatabase
+
+    if isinstance(db, PostgresDatabase):
+        from summarizer.storage.postgres_store import PostgresStore
+
+        return PostgresStore(db)
+    if isinstance(db, SqliteDatabase):
+        from summarizer.storage.sqlite_store import SqliteStore
+
+        return SqliteStore(db)
+    raise TypeError(f"no store for {type(db).__name__}")
 
 
 def open_database(settings: Settings, *, migrate: bool | None = None) -> Database:
@@ -124,7 +146,6 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
     """The worker side: claim -> engine -> commit. The LLM adapter is chosen by `summarizer.llm.factory`."""
     from summarizer.llm.factory import build_engine
     from summarizer.service.update import UpdateService
-    from summarizer.storage.sql_store import SqlStore
 
     db = db or open_database(settings)
     breaker = build_breaker(settings, db)
@@ -135,8 +156,10 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
         from summarizer.service.breaker import FleetHealth
 
         engine = build_engine(settings, llm=build_llm(settings, health=FleetHealth(breaker)))
-        return UpdateService(SqlStore(db), engine, build_worker_config(settings))
-    return UpdateService(SqlStore(db), build_engine(settings), build_worker_config(settings), breaker=breaker)
+        return UpdateService(build_sql_store(db), engine, build_worker_config(settings))
+    return UpdateService(
+        build_sql_store(db), build_engine(settings), build_worker_config(settings), breaker=breaker
+    )
 
 
 def build_breaker(settings: Settings, db: Database) -> ProviderBreaker | None:
@@ -166,11 +189,10 @@ def build_operations(settings: Settings, db: Database | None = None) -> Operatio
     """The operators' facade (queue, stats, alerts, requeue) for the CLI and any other front end."""
     from summarizer.service.operations import Operations
     from summarizer.storage.breakers import SqlBreakerStore
-    from summarizer.storage.sql_store import SqlStore
 
     db = db or open_database(settings)
     return Operations(
-        SqlStore(db),
+        build_sql_store(db),
         build_alert_service(settings, db),
         wake=build_wakeup(settings),
         breakers=SqlBreakerStore(db),
@@ -181,9 +203,10 @@ def build_provenance(settings: Settings, db: Database | None = None, *, wake: bo
     """The provenance facade (ledger, kept versions, diff, rollback, resummarize, prune); with `wake`, a
     resummarize request wakes a worker at once."""
     from summarizer.service.provenance import Provenance
-    from summarizer.storage.sql_store import SqlStore
 
-    return Provenance(SqlStore(db or open_database(settings)), wake=build_wakeup(settings) if wake else None)
+    return Provenance(
+        build_sql_store(db or open_database(settings)), wake=build_wakeup(settings) if wake else None
+    )
 
 
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:

@@ -88,7 +88,7 @@ def _database_url(settings: Settings) -> str:
 
 def check_database(settings: Settings) -> list[Check]:
     """The database check and, when it connects, the schema check."""
-    from summarizer.storage.database import Database
+    from summarizer.composition import build_database
 
     shown = make_url(settings.resolved_database_url()).render_as_string(hide_password=True)
     if settings.embedded_database:
@@ -96,7 +96,7 @@ def check_database(settings: Settings) -> list[Check]:
         if not path.exists():
             note = f"embedded SQLite {path} does not exist yet: it is created on first use"
             return [Check("database", True, note), Check("migrations", True, "applied on first use")]
-    db = Database(_database_url(settings))
+    db = build_database(settings, url=_database_url(settings))
     try:
         try:
             with db.engine.connect() as conn:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from tests.support.marks import AMBIENT_PREFIXES, add_service_marks, require_mark, set_running
 from tests.support.services import (
     TRUNCATE_ORDER,
@@ -59,7 +59,7 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def postgres_db(postgres_url: str) -> Iterator[Database]:
-    db = Database(postgres_url)
+    db = connect_database(postgres_url)
     yield db
     db.dispose()
 
@@ -73,7 +73,7 @@ def _empty_postgres(db: Database) -> None:
 def db(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> Iterator[Database]:
     """An empty, migrated database; every test using it runs once on SQLite and once on PostgreSQL."""
     if request.param == "sqlite":
-        database = Database(copy_sqlite_template(sqlite_template, tmp_path / "test.db"))
+        database = connect_database(copy_sqlite_template(sqlite_template, tmp_path / "test.db"))
         yield database
         database.dispose()
         return

@@ -84,10 +84,10 @@ def acquire_beat_guard(settings: Settings) -> Any:
     if settings.embedded_database:
         return _take_file_lock(lock_file(settings))
     import psycopg
+    from sqlalchemy.engine import make_url
 
-    from summarizer.composition import build_database
-
-    url = build_database(settings).url.set(drivername="postgresql").render_as_string(hide_password=False)
+    driver_url = make_url(settings.resolved_database_url()).set(drivername="postgresql")
+    url = driver_url.render_as_string(hide_password=False)
     conn = psycopg.connect(url, autocommit=True)
     row = conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_LOCK_KEY,)).fetchone()
     if not row or not row[0]:

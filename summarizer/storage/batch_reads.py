@@ -1,17 +1,17 @@
-"""What an update reads with its claim: the agent's summary, and the next batch of evicted exchanges.
+"""What an update reads with its claim, as statements both backends run: the agent's state, and the next
+batch of evicted exchanges.
 
 Each statement is built once with bind parameters (no per-call construction or cache-key generation).
-On PostgreSQL the claim is a data-modifying CTE joined to the agent and its summary, so the claim brings
-the agent's state along; SQLite reads it right after the claim, in the claim's transaction. The batch is
-one more statement: the exchanges joined to their messages, cut in SQL by count and by a running sum of
-input tokens, so the messages of exchanges that do not fit are never fetched. It needs no transaction:
-the claim keeps other updates away from the agent, and a summary that aging rewrote meanwhile is caught
-by the commit's version check. On PostgreSQL both statements run through `Database.run_hot` (psycopg
-alone, see driver_statements.py).
+The batch is the exchanges joined to their messages, cut in SQL by count and by a running sum of input
+tokens, so the messages of exchanges that do not fit are never fetched. It needs no transaction: the
+claim keeps other updates away from the agent, and a summary that aging rewrote meanwhile is caught by
+the commit's version check. How each backend runs them (SQLite in the claim's transaction, PostgreSQL
+joined to the claim and through `run_hot`) is in sqlite_store.py and postgres_store.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -20,9 +20,6 @@ from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
 
 from summarizer.domain.messages import EvictedExchange, StoredMessage
 from summarizer.engine.model import Summary
-from summarizer.storage import queue
-from summarizer.storage.database import Database
-from summarizer.storage.driver_statements import DriverStatement
 from summarizer.storage.reading import message_from_row
 from summarizer.storage.schema import agents, exchanges, messages, summaries
 from summarizer.storage.summary_rows import summary_from_row
@@ -45,7 +42,7 @@ class EvictedBatch:
 
 
 # What an update needs of the agent: where its window starts, how long its backlog has waited, its summary.
-_STATE_COLUMNS = (
+STATE_COLUMNS = (
     agents.c.window_start,
     agents.c.unsummarized_since,
     agents.c.rebuild_requested_at,
@@ -57,7 +54,7 @@ _STATE_COLUMNS = (
     summaries.c.updated_at,
 )
 _AGENT_STATE = (
-    select(*_STATE_COLUMNS)
+    select(*STATE_COLUMNS)
     .select_from(agents.outerjoin(summaries, summaries.c.agent_id == agents.c.id))
     .where(agents.c.id == bindparam("as_agent", type_=agents.c.id.type))
 )
@@ -66,44 +63,13 @@ _AGENT_STATE = (
 def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
     """The agent's window start, how long its unsummarized exchanges have waited, and its summary."""
     row = conn.execute(_AGENT_STATE, {"as_agent": agent_id}).first()
-    return None if row is None else _agent_state(agent_id, row)
+    return None if row is None else agent_state_from_row(agent_id, row)
 
 
-def _agent_state(agent_id: str, row: Any) -> AgentState:
+def agent_state_from_row(agent_id: str, row: Any) -> AgentState:
+    """The agent's state from a row holding `STATE_COLUMNS`."""
     summary = summary_from_row(agent_id, row) if row.version is not None else None
     return AgentState(row.window_start, row.unsummarized_since, summary, row.rebuild_requested_at)
-
-
-def _claim_and_read_statement(one_agent: bool) -> Any:
-    """PostgreSQL: the claim as a data-modifying CTE, joined to the claimed agent's state."""
-    claimed = queue.CLAIMS[(one_agent, True)].cte("claimed")
-    return select(claimed, *_STATE_COLUMNS).select_from(
-        claimed.join(agents, agents.c.id == claimed.c.agent_id).outerjoin(
-            summaries, summaries.c.agent_id == claimed.c.agent_id
-        )
-    )
-
-
-_CLAIM_AND_READ = {
-    one_agent: DriverStatement(_claim_and_read_statement(one_agent)) for one_agent in (True, False)
-}
-
-
-def claim_and_read(
-    db: Database, now: datetime, lease_seconds: float, agent_id: str | None = None
-) -> tuple[queue.Claim, AgentState | None] | None:
-    """`queue.claim`, committed at once, and the claimed agent's state (None if the agent is gone); None if
-    nothing was claimable. One statement on PostgreSQL; on SQLite the claim, then the read, in a transaction."""
-    if db.is_sqlite:
-        with db.write() as conn:
-            claim = queue.claim(conn, now, lease_seconds, agent_id)
-            return None if claim is None else (claim, read_agent_state(conn, claim.agent_id))
-    request = queue.ClaimRequest.make(now, lease_seconds, agent_id)
-    rows = db.run_hot(_CLAIM_AND_READ[agent_id is not None], request.params)
-    if not rows:
-        return None
-    claim = request.claim_from(rows[0])
-    return claim, _agent_state(claim.agent_id, rows[0])
 
 
 def _batch_statement() -> Any:
@@ -162,36 +128,28 @@ def _batch_statement() -> Any:
     )
 
 
-_EVICTED_BATCH = _batch_statement()
-_EVICTED_BATCH_HOT = DriverStatement(_EVICTED_BATCH)
+EVICTED_BATCH = _batch_statement()
 
 
-def read_evicted_batch(
-    db: Database,
-    agent_id: str,
-    *,
-    after: int,
-    before: int,
-    max_exchanges: int,
-    max_tokens: int,
-) -> EvictedBatch:
-    """The oldest evicted exchanges with `after` < id < `before`, with their messages in order: at most
+def batch_params(
+    agent_id: str, *, after: int, before: int, max_exchanges: int, max_tokens: int
+) -> dict[str, Any]:
+    """`EVICTED_BATCH`'s parameters: the oldest evicted exchanges with `after` < id < `before`, at most
     `max_exchanges`, and no more than fit `max_tokens` (but always the first, however large)."""
-    params = {
+    return {
         "eb_agent": agent_id,
         "eb_after": after,
         "eb_before": before,
         "eb_limit": max_exchanges,
         "eb_max_tokens": max_tokens,
     }
+
+
+def batch_from_rows(rows: Sequence[Any]) -> EvictedBatch:
+    """The batch from `EVICTED_BATCH`'s rows: the exchanges with their messages in order."""
     heads: list[Any] = []
     bodies: dict[int, list[StoredMessage]] = {}
     considered = 0
-    if db.is_sqlite:
-        with db.read() as conn:
-            rows: Any = conn.execute(_EVICTED_BATCH, params).all()
-    else:
-        rows = db.run_hot(_EVICTED_BATCH_HOT, params)
     for row in rows:
         considered = row.considered
         if not heads or heads[-1].x_id != row.x_id:

@@ -8,13 +8,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import RowMapping, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from summarizer.domain.breaker_state import CLOSED, OPEN, PROVIDER_DOWN, BreakerState
 from summarizer.storage import alerts
 from summarizer.storage.database import Database
 from summarizer.storage.schema import provider_breakers as table
+from summarizer.storage.upserts import for_connection, per_database
 
 
 def _state(m: RowMapping) -> BreakerState:
@@ -40,6 +40,9 @@ def list_breakers(conn: Connection) -> list[BreakerState]:
     return [_state(m) for m in conn.execute(select(table).order_by(table.c.provider)).mappings()]
 
 
+_ENSURE_ROW = per_database(lambda insert: insert(table).on_conflict_do_nothing(index_elements=["provider"]))
+
+
 def _ensure_row(conn: Connection, provider: str, now: datetime) -> None:
     values: dict[str, Any] = {
         "provider": provider,
@@ -48,8 +51,7 @@ def _ensure_row(conn: Connection, provider: str, now: datetime) -> None:
         "probes": 0,
         "updated_at": now,
     }
-    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    conn.execute(insert(table).values(**values).on_conflict_do_nothing(index_elements=["provider"]))
+    conn.execute(for_connection(conn, _ENSURE_ROW).values(**values))
 
 
 class SqlBreakerStore:

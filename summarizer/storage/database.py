@@ -1,111 +1,34 @@
-"""One `Database` per process: the engine, plus read and write transactions that mean the same on both backends.
+"""The database handle every SQL module works through, and the one factory that picks its backend.
 
-Writers on SQLite take the write lock up front (``BEGIN IMMEDIATE``) so two writers queue on the busy
-timeout instead of failing half-way with "database is locked"; WAL mode lets readers go on meanwhile.
-PostgreSQL writers lock the rows they change (``SELECT ... FOR UPDATE``) in the store itself.
-
-A pooled PostgreSQL connection is pinged before use only when it sat idle for PING_AFTER_IDLE_S: that is
-when a server restart, an idle timeout or a dropped NAT entry can have killed it unnoticed. A busy worker
-reuses its connections within milliseconds, and a ping on every checkout was two of an update's round
-trips. A connection that dies while in use fails its statement either way; SQLAlchemy then discards the
-whole pool, so the next checkout connects afresh. The update's hot statements (`run_hot`) go one better:
-they are sent again, once, on a live connection.
-
-Autocommit statements get a pool of their own on PostgreSQL, whose connections are set to autocommit once,
-when they connect. Switching a shared connection's isolation level on every checkout, and back on every
-return, cost more CPU than the checkout itself; an update makes three such checkouts. The second pool
-connects lazily, so a process that never runs autocommit statements never opens its connections. Its
-sessions use the UTC time zone, so psycopg itself returns timestamps in UTC and the hot statements
-(`run_hot`, storage/driver_statements.py) need no result conversion.
+`Database` is what both backends offer alike: read and write transactions that mean the same on each,
+connections whose statements commit on their own, and `dispose`. `connect_database` reads the URL's
+scheme and returns the SQLite backend (storage/sqlite_database.py) or the PostgreSQL backend
+(storage/postgres_database.py); nothing else in the tree asks which database it is on.
 """
 
 from __future__ import annotations
 
-import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
+from contextlib import AbstractContextManager, contextmanager
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import URL, Connection, Engine
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, InvalidatePoolError
 
-from summarizer.storage.driver_statements import DriverStatement
-
-SQLITE_BUSY_TIMEOUT_S = 30
 PING_AFTER_IDLE_S = 5.0
 DEFAULT_PREPARE_THRESHOLD = 5  # psycopg's own default
-_RETURNED_AT = "summarizer_returned_at"
 
 
-class Database:
-    def __init__(
-        self,
-        url: str,
-        *,
-        echo: bool = False,
-        pool_size: int = 5,
-        ping_after_idle: float = PING_AFTER_IDLE_S,
-        prepare_threshold: int | None = DEFAULT_PREPARE_THRESHOLD,
-    ) -> None:
-        """`prepare_threshold`: psycopg prepares a statement on the server after that many runs on one
-        connection; None never (behind PgBouncer in transaction mode, see docs/scaling.md)."""
-        self.url = make_url(url)
-        self._prepare_threshold = prepare_threshold
-        self.dialect = self.url.get_backend_name()
-        self._autocommit_ping: _CheckoutPing | None = None
-        if self.dialect == "sqlite":
-            self.engine = self._sqlite_engine(echo)
-            self._autocommit = self.engine
-        else:
-            self.engine = self._postgres_engine(echo, pool_size)
-            self._autocommit = self._postgres_engine(echo, pool_size, autocommit=True)
-            self._engine_ping = _CheckoutPing(self.engine, ping_after_idle)
-            self._autocommit_ping = _CheckoutPing(self._autocommit, ping_after_idle)
-        self._writer = self.engine.execution_options(summarizer_write=True)
+class Database(ABC):
+    """One per process: an engine, and transactions of the two kinds the store needs."""
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.dialect == "sqlite"
+    url: URL
+    engine: Engine
 
-    def _postgres_engine(self, echo: bool, pool_size: int, *, autocommit: bool = False) -> Engine:
-        connect_args: dict[str, Any] = {"prepare_threshold": self._prepare_threshold}
-        options: dict[str, Any] = {}
-        if autocommit:
-            connect_args["options"] = f"{self.url.query.get('options', '')} -c TimeZone=UTC".strip()
-            options = {"isolation_level": "AUTOCOMMIT"}
-        return create_engine(
-            self.url,
-            echo=echo,
-            pool_size=pool_size,
-            max_overflow=pool_size,
-            connect_args=connect_args,
-            **options,
-        )
-
-    def _sqlite_engine(self, echo: bool) -> Engine:
-        database = self.url.database
-        if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(self.url, echo=echo, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
-            cursor = dbapi_conn.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.close()
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn: Connection) -> None:
-            immediate = conn.get_execution_options().get("summarizer_write", False)
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-        return engine
+    def __init__(self, url: URL, engine: Engine) -> None:
+        self.url = url
+        self.engine = engine
+        self._writer = engine.execution_options(summarizer_write=True)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -119,91 +42,38 @@ class Database:
         with self.engine.connect() as conn, conn.begin():
             yield conn
 
-    @contextmanager
-    def autocommit(self, *, write: bool) -> Iterator[Connection]:
-        """A connection on which every statement commits on its own: no BEGIN and COMMIT round trips.
-
-        For a write that is one statement, and for reads that need no common snapshot. On SQLite, where
-        the code issues BEGIN itself, a transaction of the same kind (`write` or `read`) stands in.
-        """
-        if self.is_sqlite:
-            with self.write() if write else self.read() as conn:
-                yield conn
-            return
-        with self._autocommit.connect() as conn:
-            yield conn
-
-    def run_hot(self, statement: DriverStatement, params: dict[str, Any]) -> list[Any]:
-        """PostgreSQL: run `statement` on a pooled autocommit connection through psycopg alone; its rows as
-        named tuples. Driver errors come out as SQLAlchemy's, as from `Connection.execute`.
-
-        A connection the error shows dead is discarded, the pool's other connections are pinged before
-        their next use, and the statement is sent once more on a live one, so a database restart costs no
-        update. Only statements that are safe to send twice belong here: the update's read; its claim
-        (had the first landed, the row stays claimed until its lease runs out, as after a worker crash);
-        its commit (whose claim check refuses a second landing).
-        """
-        try:
-            return self._run_hot_once(statement, params)
-        except DBAPIError as exc:
-            if not exc.connection_invalidated:
-                raise
-        return self._run_hot_once(statement, params)
-
-    def _run_hot_once(self, statement: DriverStatement, params: dict[str, Any]) -> list[Any]:
-        import psycopg  # here, not at the top: a process on SQLite never loads the driver
-        from psycopg.rows import namedtuple_row
-
-        engine, ping = self._autocommit, self._autocommit_ping
-        assert ping is not None, "run_hot is for PostgreSQL"
-        raw = engine.raw_connection()
-        try:
-            driver: psycopg.Connection[Any] = raw.driver_connection  # type: ignore[assignment]
-            with driver.cursor(row_factory=namedtuple_row) as cursor:
-                cursor.execute(statement.sql, statement.parameters(params))
-                return cursor.fetchall()
-        except psycopg.Error as exc:
-            dead = engine.dialect.is_disconnect(exc, raw.dbapi_connection, None)  # type: ignore[arg-type]
-            if dead:  # the others went with it, most likely: ping them before use
-                raw.invalidate(exc)
-                ping.suspect_all()
-            raise DBAPIError.instance(
-                statement.sql, params, exc, psycopg.Error, connection_invalidated=dead, dialect=engine.dialect
-            ) from exc
-        finally:
-            raw.close()
+    @abstractmethod
+    def autocommit(self, *, write: bool) -> AbstractContextManager[Connection]:
+        """A connection on which every statement commits on its own."""
 
     def dispose(self) -> None:
         self.engine.dispose()
-        self._autocommit.dispose()
 
 
-class _CheckoutPing:
-    """Ping a pooled connection on checkout if it was returned more than `idle_seconds` ago, or before a
-    connection of the same pool was found dead (`suspect_all`); a dead one makes the pool throw away every
-    connection it holds and connect afresh (SQLAlchemy retries the checkout)."""
+def connect_database(
+    url: str,
+    *,
+    echo: bool = False,
+    pool_size: int = 5,
+    ping_after_idle: float = PING_AFTER_IDLE_S,
+    prepare_threshold: int | None = DEFAULT_PREPARE_THRESHOLD,
+) -> Database:
+    """The backend for `url`: SQLite for ``sqlite://`` URLs, PostgreSQL (psycopg 3) for the rest.
 
-    def __init__(self, engine: Engine, idle_seconds: float) -> None:
-        self.idle_seconds = idle_seconds
-        self.suspect_before = float("-inf")
-        self._dialect = engine.dialect
-        event.listen(engine, "checkin", self._returned)
-        event.listen(engine, "checkout", self._checkout)
+    `pool_size`, `ping_after_idle` and `prepare_threshold` only concern PostgreSQL: psycopg prepares a
+    statement on the server after `prepare_threshold` runs on one connection; None never (behind PgBouncer
+    in transaction mode, see docs/scaling.md)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        from summarizer.storage.sqlite_database import SqliteDatabase
 
-    def suspect_all(self) -> None:
-        """Every connection now in the pool gets pinged before its next use."""
-        self.suspect_before = time.monotonic()
+        return SqliteDatabase(parsed, echo=echo)
+    from summarizer.storage.postgres_database import PostgresDatabase
 
-    def _returned(self, _dbapi_conn: Any, record: Any) -> None:
-        record.info[_RETURNED_AT] = time.monotonic()
-
-    def _checkout(self, dbapi_conn: Any, record: Any, _proxy: Any) -> None:
-        returned = record.info.get(_RETURNED_AT)
-        if returned is None:
-            return  # fresh from connect()
-        if returned >= self.suspect_before and time.monotonic() - returned < self.idle_seconds:
-            return  # used a moment ago
-        try:
-            self._dialect.do_ping(dbapi_conn)
-        except Exception as exc:
-            raise InvalidatePoolError(f"pooled connection found dead on checkout: {exc}") from exc
+    return PostgresDatabase(
+        parsed,
+        echo=echo,
+        pool_size=pool_size,
+        ping_after_idle=ping_after_idle,
+        prepare_threshold=prepare_threshold,
+    )

@@ -4,7 +4,7 @@ An update on PostgreSQL is three statements, and through SQLAlchemy's execution 
 `Connection` wrapper, an execution context, a compiled-cache lookup and result metadata built from the
 cursor description: about as much CPU as psycopg spent sending the query and reading the rows. A
 `DriverStatement` keeps what SQLAlchemy contributes once (the SQL text, default values, bind processors such
-as the JSONB wrapper and the UTC check) and `Database.run_hot` hands the text to a pooled psycopg connection.
+as the JSONB wrapper and the UTC check) and `PostgresDatabase.run_hot` hands the text to a pooled psycopg connection.
 SQLAlchemy still builds every statement, owns the pool and wraps driver errors in its own exception types, so
 callers cannot tell the two paths apart. SQLite keeps the ordinary path.
 """

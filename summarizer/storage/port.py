@@ -4,7 +4,7 @@ The update service, its sweeps and aging speak only to `UpdateStore`; the operat
 to `OperatorStore`; the host facade (`api.Summarizer`) to `ConversationStorePort`; the alert service to
 `AlertStore`. Each method is one short unit of work (its own transaction, or one statement), so a
 backend is free to run it the cheapest way its database allows: the SQL backend (`sql_store.py`) keeps
-PostgreSQL's one-statement claim-and-read and commit through `Database.run_hot`, and the in-memory fake
+PostgreSQL's one-statement claim-and-read and commit through `PostgresDatabase.run_hot`, and the in-memory fake
 (`summarizer/testing/memory_store.py`) runs the same contract in a dict for unit tests.
 
 Methods take and return plain values (the engine's `Summary`, `Claim`, `RunRecord`, `UpdateCommit`):

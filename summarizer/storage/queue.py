@@ -113,18 +113,19 @@ def _due_rows(now: ColumnElement[Any] | datetime, state: str) -> Select[Any]:
     return select(q.c.agent_id).where(q.c.state == inline(state), ready).order_by(*_due_order())
 
 
-def _most_urgent(now: ColumnElement[Any], *, lock: bool) -> ColumnElement[Any]:
+def _most_urgent(now: ColumnElement[Any]) -> ColumnElement[Any]:
     """The row a claim takes: an expired lease (a crashed worker's, to be rescued) first, else the most
-    urgent pending row; with `lock`, the row is locked and rows other claimers hold are skipped."""
-    picks = []
-    for state in (RUNNING, PENDING):
-        pick = _due_rows(now, state).limit(1)
-        picks.append((pick.with_for_update(skip_locked=True) if lock else pick).scalar_subquery())
+    urgent pending row; the row is locked and rows other claimers hold are skipped."""
+    picks = [
+        _due_rows(now, state).limit(1).with_for_update(skip_locked=True).scalar_subquery()
+        for state in (RUNNING, PENDING)
+    ]
     return func.coalesce(*picks)
 
 
-def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
-    """The claim as one UPDATE whose subquery picks (and with `lock`, locks) the row; built once per variant.
+def _claim_statement(*, one_agent: bool) -> Update:
+    """The claim as one UPDATE whose subquery picks and locks the row; built once per variant. The lock
+    (FOR UPDATE SKIP LOCKED) is PostgreSQL's; SQLite, which serializes writers, compiles it away.
 
     Built at import with bind parameters, so a claim pays neither statement construction nor cache-key
     generation (SQLAlchemy memoizes the key on the statement object): that was ~1 ms of CPU per update.
@@ -135,9 +136,9 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
         condition = and_(q.c.agent_id == bindparam("claim_agent", type_=q.c.agent_id.type), condition)
         one = select(q.c.agent_id).where(condition).limit(1)
         # The subquery locks the row it picks, skipping rows other claimers hold.
-        pick: ColumnElement[Any] = (one.with_for_update(skip_locked=True) if lock else one).scalar_subquery()
+        pick: ColumnElement[Any] = one.with_for_update(skip_locked=True).scalar_subquery()
     else:
-        pick = _most_urgent(now, lock=lock)
+        pick = _most_urgent(now)
     was_running = q.c.state == RUNNING
     # Only the claim holder parks a row (and raises its alert), so what the claim sees holds until commit.
     alert_open = (
@@ -167,12 +168,8 @@ def _claim_statement(*, one_agent: bool, lock: bool) -> Update:
     )
 
 
-# (one agent, lock with SKIP LOCKED): PostgreSQL locks; SQLite serializes writers, one UPDATE suffices.
-CLAIMS = {
-    (one_agent, lock): _claim_statement(one_agent=one_agent, lock=lock)
-    for one_agent in (True, False)
-    for lock in (True, False)
-}
+CLAIMS = {one_agent: _claim_statement(one_agent=one_agent) for one_agent in (True, False)}
+"""The claim of one agent's row (True) or of the most urgent due row (False)."""
 
 
 def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str | None = None) -> Claim | None:
@@ -182,13 +179,8 @@ def claim(conn: Connection, now: datetime, lease_seconds: float, agent_id: str |
     what makes redelivered broker messages harmless.
     """
     request = ClaimRequest.make(now, lease_seconds, agent_id)
-    row = conn.execute(claim_statement(conn, agent_id), request.params).first()
+    row = conn.execute(CLAIMS[agent_id is not None], request.params).first()
     return None if row is None else request.claim_from(row)
-
-
-def claim_statement(conn: Connection, agent_id: str | None) -> Update:
-    """The claim (RETURNING agent_id, attempts, consecutive_failures, last_error, alert_open)."""
-    return CLAIMS[(agent_id is not None, conn.dialect.name == "postgresql")]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,21 +7,20 @@ requeues it, because more input will not cure a failing agent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, case
-from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
 from summarizer.storage.schema import summary_update_queue as q
+from summarizer.storage.upserts import for_connection, per_database
 
 
-def _arm_statement(dialect_name: str) -> Any:
-    dialect = postgresql if dialect_name == "postgresql" else sqlite
+def _arm_statement(insert: Callable[..., Any]) -> Any:
     now = bindparam("arm_now", type_=q.c.updated_at.type)
-    stmt = dialect.insert(q).values(
+    stmt = insert(q).values(
         agent_id=bindparam("arm_agent", type_=q.c.agent_id.type),
         state=PENDING,
         priority=0,
@@ -45,7 +44,7 @@ def _arm_statement(dialect_name: str) -> Any:
     )
 
 
-_ARM = {name: _arm_statement(name) for name in ("postgresql", "sqlite")}
+_ARM = per_database(_arm_statement)
 
 
 def arm_queue_rows(conn: Connection, agent_ids: Sequence[str], now: datetime) -> None:
@@ -54,7 +53,7 @@ def arm_queue_rows(conn: Connection, agent_ids: Sequence[str], now: datetime) ->
     Pass the ids sorted: two transactions that arm the same rows then lock them in the same order.
     """
     if agent_ids:
-        conn.execute(_ARM[conn.dialect.name], [{"arm_agent": a, "arm_now": now} for a in agent_ids])
+        conn.execute(for_connection(conn, _ARM), [{"arm_agent": a, "arm_now": now} for a in agent_ids])
 
 
 def arm_queue_row(conn: Connection, agent_id: str, now: datetime) -> None:

@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, RowMapping, and_, bindparam, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.messages import NewMessage
@@ -29,6 +28,7 @@ from summarizer.domain.window import Plan, WindowPlanner, WindowState
 from summarizer.storage.queue_upsert import arm_queue_rows
 from summarizer.storage.recording_rows import PlanRows
 from summarizer.storage.schema import agents, exchanges, messages
+from summarizer.storage.upserts import for_connection, per_database
 from summarizer.storage.window_rows import LOOKUP_CHUNK, state_from_row, state_values
 
 ID_CHUNK = 500
@@ -181,6 +181,11 @@ def _select_locked(conn: Connection, ids: Sequence[str]) -> dict[str, RowMapping
     return rows
 
 
+_ENSURE_AGENTS = per_database(
+    lambda insert: insert(agents).on_conflict_do_nothing(index_elements=[agents.c.id])
+)
+
+
 def insert_agents(
     conn: Connection,
     ids: Sequence[str],
@@ -190,7 +195,7 @@ def insert_agents(
     parent: str | None = None,
 ) -> None:
     """Create agents that do not exist yet (a no-op for those that do), in the given order."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    ensure = for_connection(conn, _ENSURE_AGENTS)
     fresh = state_values(WindowState(budget=0))
     for chunk in chunks(ids, 200):
         values = [
@@ -204,9 +209,7 @@ def insert_agents(
             }
             for agent_id in chunk
         ]
-        conn.execute(
-            dialect.insert(agents).values(values).on_conflict_do_nothing(index_elements=[agents.c.id])
-        )
+        conn.execute(ensure.values(values))
 
 
 # ----- host ids -----------------------------------------------------------------------------------------

@@ -1,27 +1,32 @@
-"""The SQL backend of the storage port (PostgreSQL and SQLite through SQLAlchemy).
+"""What the two SQL backends of the storage port share: every unit of work that is the same statements on
+SQLite and PostgreSQL.
 
-Each method is one unit of work on `Database`: the hot path (claim-and-read, the batch read, the commit)
-keeps its one-statement PostgreSQL form through `Database.run_hot` (batch_reads.py, update_commit.py);
-the rest opens one short transaction. Built once, in the composition root.
+Each method opens one short transaction on the `Database`. The update's hot path (the claim with the
+agent's state, the batch read, the commit) is where the databases part ways, so those three are left to
+the backends: `SqliteStore` (storage/sqlite_store.py) runs them step by step in transactions,
+`PostgresStore` (storage/postgres_store.py) as one statement each through `run_hot`. The composition
+root builds the one that fits the database.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import date, datetime
+from typing import Generic, TypeVar
 
 from sqlalchemy import Connection
 
 from summarizer.engine.model import Summary
 from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries, versions
-from summarizer.storage.batch_reads import AgentState, EvictedBatch, claim_and_read, read_evicted_batch
+from summarizer.storage.batch_reads import AgentState, EvictedBatch
 from summarizer.storage.database import Database
 from summarizer.storage.port import AlertDraft, ParkedRun
 from summarizer.storage.queue import Claim, LostClaim, QueueRow
 from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord, StaleSummary
-from summarizer.storage.update_commit import Committed, UpdateCommit, commit_update
+from summarizer.storage.update_commit import Committed, UpdateCommit
 from summarizer.storage.versions import KeptVersion, ProvenanceFacts, VersionWrite
 
 
@@ -31,24 +36,34 @@ def _raise_once(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
     )
 
 
-class SqlStore:
-    """`UpdateStore` and `OperatorStore` over one `Database`."""
+DB = TypeVar("DB", bound=Database)
 
-    def __init__(self, db: Database) -> None:
+
+class SqlStore(ABC, Generic[DB]):
+    """`UpdateStore` and `OperatorStore` over one `Database`, but for the hot path each backend runs its way."""
+
+    def __init__(self, db: DB) -> None:
         self.db = db
 
-    # ----- one update ------------------------------------------------------------------------------
+    # ----- one update: the hot path, per backend ---------------------------------------------------
+    @abstractmethod
     def claim(
         self, now: datetime, lease_seconds: float, agent_id: str | None
     ) -> tuple[Claim, AgentState | None] | None:
-        return claim_and_read(self.db, now, lease_seconds, agent_id)
+        """`queue.claim`, committed at once, and the claimed agent's state (None if the agent is gone);
+        None if nothing was claimable."""
 
+    @abstractmethod
     def read_batch(
         self, agent_id: str, *, after: int, before: int, max_exchanges: int, max_tokens: int
     ) -> EvictedBatch:
-        return read_evicted_batch(
-            self.db, agent_id, after=after, before=before, max_exchanges=max_exchanges, max_tokens=max_tokens
-        )
+        """The oldest evicted exchanges with `after` < id < `before` (batch_reads.batch_params)."""
+
+    @abstractmethod
+    def commit(self, commit: UpdateCommit) -> Committed:
+        """Write `commit` all or nothing; raises `LostClaim` or `StaleSummary` if a guard fails."""
+
+    # ----- one update: the rest ----------------------------------------------------------------------
 
     def finish_idle(self, claim: Claim, now: datetime) -> str | None:
         with self.db.autocommit(write=True) as conn:
@@ -57,9 +72,6 @@ class SqlStore:
     def release(self, claim: Claim, now: datetime, reason: str) -> bool:
         with self.db.write() as conn:
             return queue.release(conn, claim.agent_id, claim.token, now, reason=reason)
-
-    def commit(self, commit: UpdateCommit) -> Committed:
-        return commit_update(self.db, commit)
 
     # ----- failures --------------------------------------------------------------------------------
     def schedule_retry(

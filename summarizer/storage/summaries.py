@@ -14,13 +14,13 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Update, and_, bindparam, case, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.engine.model import Summary
 from summarizer.storage.constants import inline
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs
 from summarizer.storage.summary_rows import summary_values
+from summarizer.storage.upserts import for_connection, per_database
 
 
 class StaleSummary(SummarizerError):
@@ -81,13 +81,14 @@ _SWAP_UPDATE = (
     .returning(summaries.c.version)
 )
 # rowcount is not reliable for INSERT ... ON CONFLICT on every driver; RETURNING is.
-_SWAP_INSERT = {
-    name: dialect.insert(summaries)
-    .values(**SUMMARY_VALUE_PARAMS)
-    .on_conflict_do_nothing(index_elements=[summaries.c.agent_id])
-    .returning(summaries.c.agent_id)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+_SWAP_INSERT = per_database(
+    lambda insert: (
+        insert(summaries)
+        .values(**SUMMARY_VALUE_PARAMS)
+        .on_conflict_do_nothing(index_elements=[summaries.c.agent_id])
+        .returning(summaries.c.agent_id)
+    )
+)
 
 
 def swap_params(new: Summary, from_version: int) -> dict[str, Any]:
@@ -101,13 +102,13 @@ def swap_statement(dialect: str, from_version: int) -> Any:
     """The compare-and-swap: an UPDATE guarded by the version, or for a first version an INSERT that a
     concurrent first version makes a no-op; either returns one row when it swapped."""
     if from_version == 0:
-        return _SWAP_INSERT["postgresql" if dialect == "postgresql" else "sqlite"]
+        return _SWAP_INSERT[dialect]
     return _SWAP_UPDATE
 
 
 def swap_summary(conn: Connection, new: Summary, from_version: int) -> None:
     """Store `new` if the stored version is still `from_version` (0: no summary row yet)."""
-    stmt = swap_statement(conn.dialect.name, from_version)
+    stmt = for_connection(conn, _SWAP_INSERT) if from_version == 0 else _SWAP_UPDATE
     if conn.execute(stmt, swap_params(new, from_version)).first() is None:
         raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
 

@@ -2,10 +2,8 @@
 
 Every committed version is copied into `summary_versions`, and every exchange that version forgot gets an
 `exchange_drops` row with its reason, in the same commit as the `summaries` row (the update's commit,
-aging's swap, a rollback). SQLite writes them as two more statements of its transaction; PostgreSQL's
-update commit carries them as two more data-modifying CTEs (`keep_version_cte`, `record_drops_cte`), the
-kept copy and the drops unpacked from JSONB parameters by `jsonb_populate_record[set]`, so the commit
-stays one statement short enough for psycopg's query cache.
+aging's swap, a rollback), as two more statements of its transaction. PostgreSQL's update commit carries
+the same two writes in its one statement (storage/postgres_commit.py).
 """
 
 from __future__ import annotations
@@ -23,18 +21,15 @@ from sqlalchemy import (
     delete,
     func,
     insert,
-    literal_column,
     select,
     true,
     update,
 )
-from sqlalchemy.dialects import postgresql
 
 from summarizer.engine.model import Summary, items_from_json
 from summarizer.engine.provenance import Forgotten
 from summarizer.storage.schema import agents, exchange_drops, summary_versions
 from summarizer.storage.summaries import SUMMARY_VALUE_PARAMS, swap_params
-from summarizer.storage.types import Json
 
 MADE_BY = ("update", "aging", "rollback", "resummarize", "unsummarizable")
 
@@ -104,22 +99,6 @@ _KEEP_VALUES = {
     "worker": _KV["kv_worker"],
 }
 KEEP_VERSION = insert(summary_versions).values(**_KEEP_VALUES)
-# In PostgreSQL's one-statement commit a stale version must reach the version guard, not a key violation.
-# The kept copy's columns travel as one JSONB object (the items as the swap's own parameter, sent once), so
-# the statement stays within psycopg's query cache.
-_KEEP_ROW = func.jsonb_populate_record(
-    literal_column("NULL::summary_versions"),
-    bindparam("kv_row", type_=Json).op("||")(
-        func.jsonb_build_object(literal_column("'items'"), SUMMARY_VALUE_PARAMS["items"])
-    ),
-)
-_KEEP_VERSION_PG: Any = (
-    postgresql.insert(summary_versions)
-    .from_select([c.name for c in summary_versions.c], select(literal_column("*")).select_from(_KEEP_ROW))
-    .on_conflict_do_nothing()
-    .returning(literal_column("1"))
-)
-
 _RECORD_DROP = insert(exchange_drops).values(
     agent_id=bindparam("dr_agent", type_=exchange_drops.c.agent_id.type),
     exchange_id=bindparam("dr_x", type_=Integer),
@@ -129,58 +108,6 @@ _RECORD_DROP = insert(exchange_drops).values(
     detail=bindparam("dr_detail", type_=Text),
     dropped_at=bindparam("dr_at", type_=exchange_drops.c.dropped_at.type),
 )
-
-
-def _record_drops_pg() -> Any:
-    # Every column travels in the JSONB rows: the statement stays short enough for psycopg's query cache.
-    rows = func.jsonb_populate_recordset(
-        literal_column("NULL::exchange_drops"), bindparam("dr_rows", type_=Json)
-    )
-    return (
-        postgresql.insert(exchange_drops)
-        .from_select([c.name for c in exchange_drops.c], select(literal_column("*")).select_from(rows))
-        .on_conflict_do_nothing()
-        .returning(literal_column("1"))
-    )
-
-
-_RECORD_DROPS_PG = _record_drops_pg()
-
-
-def keep_version_cte() -> Any:
-    return _KEEP_VERSION_PG.cte("kv")
-
-
-def record_drops_cte() -> Any:
-    return _RECORD_DROPS_PG.cte("dr")
-
-
-def version_params(summary: Summary, write: VersionWrite) -> dict[str, Any]:
-    """The CTEs' own parameters (the kept copy takes the summary's values from the swap's `sv_*`)."""
-    assert summary.updated_at is not None
-    at = summary.updated_at.isoformat()
-    return {
-        "kv_row": {
-            "agent_id": summary.agent_id,
-            "version": summary.version,
-            "token_count": summary.token_count,
-            "covered_through_exchange_id": summary.covered_through_exchange_id,
-            "made_by": write.made_by,
-            "run_path": write.run_path,
-            "worker": write.worker,
-            "created_at": at,
-        },
-        "dr_rows": [
-            {
-                "agent_id": summary.agent_id,
-                "exchange_id": r.pop("x"),
-                "version": summary.version,
-                "dropped_at": at,
-                **r,
-            }
-            for r in drop_rows(write.drops)
-        ],
-    }
 
 
 def write_version(conn: Connection, summary: Summary, write: VersionWrite) -> None:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from summarizer.cli.main import cli
 from summarizer.storage.breakers import SqlBreakerStore
-from summarizer.storage.database import Database
+from summarizer.storage.database import connect_database
 from tests.acceptance.cli import run_cli
 from tests.support.rows import insert_queued_agent
 
@@ -20,7 +20,7 @@ def test_breaker_state_in_stats_and_queue_and_requeue_all_parked(tmp_path: Path)
     env = {"SUMMARIZER_DATABASE_URL": url, "SUMMARIZER_DATA_DIR": str(tmp_path / "data")}
     assert run_cli("db", "upgrade", env=env).returncode == 0
     now = datetime.now(UTC)
-    db = Database(url)
+    db = connect_database(url)
     try:
         with db.write() as conn:
             for agent_id in ("p1", "p2", "p3"):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from tests.acceptance.cli import run_cli
 from tests.support.services import copy_sqlite_template
 
@@ -36,7 +36,7 @@ def env(database_url: str) -> dict[str, str]:
 
 
 def stored(env: dict[str, str]) -> int:
-    db = Database(env["SUMMARIZER_DATABASE_URL"])
+    db = connect_database(env["SUMMARIZER_DATABASE_URL"])
     try:
         with db.read() as conn:
             return int(conn.execute(text("SELECT count(*) FROM messages")).scalar_one())

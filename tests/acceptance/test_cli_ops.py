@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 
 from summarizer.alerting.service import UnknownAlert
 from summarizer.cli.main import cli
-from summarizer.storage.database import Database
+from summarizer.storage.database import connect_database
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.acceptance.cli import run_cli
 from tests.support.fake_webhook import fake_webhook
@@ -34,7 +34,7 @@ SEED_KEYS = {
 def seed(url: str) -> None:
     """Three runs an hour ago (two fine, one failed) and one agent waiting in the queue."""
     now = datetime.now(UTC)
-    db = Database(url)
+    db = connect_database(url)
     try:
         with db.write() as conn:
             for n, outcome in enumerate(["ok", "ok", "retry"]):

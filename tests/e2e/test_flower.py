@@ -23,7 +23,7 @@ from summarizer.cli.main import cli
 from summarizer.service.celery_config import QUEUE, TASK_AGE, TASK_UPDATE, celery_config
 from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import SettingsError, load_settings
-from summarizer.storage.database import Database
+from summarizer.storage.database import connect_database
 from tests.acceptance.cli import run_cli
 from tests.e2e.flower_support import Browser, FlowerClient, basic_auth_header, require_chromium
 from tests.support.fleet import Fleet, RedisServer, free_port, wait_for
@@ -189,7 +189,7 @@ def stack(
     """Redis, one worker and `summarizer flower`; wake-ups for AGENTS and one aging sweep, all finished."""
     workdir = tmp_path_factory.mktemp("flower")
     redis = RedisServer(workdir)
-    db = Database(postgres_url)
+    db = connect_database(postgres_url)
     env = {
         "SUMMARIZER_DATABASE_URL": postgres_url,
         "SUMMARIZER_BROKER_URL": redis.url,

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from summarizer.storage.alerts import raise_once
-from summarizer.storage.database import Database
+from summarizer.storage.database import connect_database
 from tests.acceptance.cli import run_cli
 from tests.e2e.flower_support import Browser, require_chromium
 from tests.e2e.test_http_curl import conversation, server_env, spawn_serve
@@ -66,7 +66,7 @@ def served(tmp_path: Path) -> Iterator[str]:
         post(base, f"/v1/agents/{OTHER}/messages", {"messages": [{"kind": "user", "content": "Review PR 7"}]})
         drained = run_cli("drain", env=env)
         assert drained.returncode == 0, drained.stderr
-        db = Database(url)
+        db = connect_database(url)
         try:
             with db.write() as conn:
                 raise_once(

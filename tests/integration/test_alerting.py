@@ -14,6 +14,7 @@ from structlog.testing import capture_logs
 
 from summarizer.alerting.service import AlertService, DeliveryPolicy, UnknownAlert
 from summarizer.alerting.sinks import DeliveryError, Notice, Sink, SmtpConfig, SmtpSink, WebhookSink
+from summarizer.composition import build_sql_store
 from summarizer.domain.alert_rules import FAILURE_RATE_HIGH, QUEUE_DEPTH_HIGH, AlertThresholds, State
 from summarizer.domain.retry import RetryPolicy
 from summarizer.engine.ports import LLMPermanentError
@@ -22,10 +23,9 @@ from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage import alerts
 from summarizer.storage.alerts import AlertRecord
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.sql_alerts import SqlAlertStore
-from summarizer.storage.sql_store import SqlStore
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
 from tests.support.fake_webhook import fake_webhook
@@ -329,7 +329,7 @@ def test_a_crashing_sink_is_recorded_as_a_failure_and_the_other_sinks_still_deli
 
 def test_an_unusable_database_is_reported_not_raised(tmp_path: Path) -> None:
     (tmp_path / "not-a-file.db").mkdir()  # SQLite cannot open a directory: every query fails at once
-    db = Database(f"sqlite:///{(tmp_path / 'not-a-file.db').as_posix()}")
+    db = connect_database(f"sqlite:///{(tmp_path / 'not-a-file.db').as_posix()}")
     try:
         with capture_logs() as logs:
             report = AlertService(SqlAlertStore(db), sinks=[RecordingSink()]).evaluate()
@@ -343,7 +343,9 @@ def test_an_unusable_database_is_reported_not_raised(tmp_path: Path) -> None:
 def test_the_workers_per_agent_alert_is_delivered_and_its_resolution_too(db: Database) -> None:
     feed(make_store(db), "bot", 6)
     config = WorkerConfig(batch_size=3, retry=RetryPolicy(max_retries=2, base_seconds=1, max_seconds=4))
-    failing = UpdateService(SqlStore(db), fake_engine(FakeLLM([LLMPermanentError("bad request")])), config)
+    failing = UpdateService(
+        build_sql_store(db), fake_engine(FakeLLM([LLMPermanentError("bad request")])), config
+    )
     assert failing.run("bot").outcome is Outcome.PARKED
     clock = Clock()
     clock.advance(30)
@@ -357,7 +359,7 @@ def test_the_workers_per_agent_alert_is_delivered_and_its_resolution_too(db: Dat
         assert "for agent bot" in post["text"]
         assert "bad request" in post["text"]
 
-        healthy = UpdateService(SqlStore(db), fake_engine(), config)
+        healthy = UpdateService(build_sql_store(db), fake_engine(), config)
         assert healthy.requeue("bot") == "failed"
         assert healthy.run("bot").outcome is Outcome.OK  # the worker resolves its own alert
         clock.advance(60)

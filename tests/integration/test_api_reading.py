@@ -14,7 +14,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.model import Summary
 from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.schema import summaries
 from summarizer.storage.sql_conversations import SqlConversationStore
 from summarizer.views import history_json, history_text
@@ -127,7 +127,7 @@ def test_unreadable_summary_gives_the_unavailable_placeholder(db: Database) -> N
 
 
 def test_summary_placeholder_when_database_is_down(tmp_path: object) -> None:
-    dead = Database("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=1")
+    dead = connect_database("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=1")
     api = facade(dead)
     assert api.summary_text("a") == (SUMMARY_UNAVAILABLE, None)
     dead.dispose()

@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from summarizer import composition
+from summarizer.composition import build_sql_store
 from summarizer.domain.breaker_state import PROVIDER_DOWN
 from summarizer.domain.retry import RetryPolicy
 from summarizer.llm.fake import FakeLLM, fault
@@ -22,7 +23,6 @@ from summarizer.storage import alerts
 from summarizer.storage.breakers import SqlBreakerStore
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summary_runs, summary_update_queue
-from summarizer.storage.sql_store import SqlStore
 from tests.support.workload import assert_folded_exactly_once, fake_engine, feed, make_store
 
 
@@ -45,7 +45,7 @@ def service(db: Database, llm: FakeLLM, clock: Clock) -> UpdateService:
     )
     config = WorkerConfig(batch_size=3, retry=RetryPolicy(max_retries=1, base_seconds=1, max_seconds=2))
     return UpdateService(
-        SqlStore(db), fake_engine(llm), config, clock=clock, rng=random.Random(3), breaker=breaker
+        build_sql_store(db), fake_engine(llm), config, clock=clock, rng=random.Random(3), breaker=breaker
     )
 
 

@@ -22,7 +22,7 @@ from summarizer.llm import anthropic_counter
 from summarizer.llm.anthropic_counter import AnthropicTokenCounter, CountCache
 from summarizer.settings import Settings
 from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.schema import messages, summaries
 from summarizer.testing.fake_messages_api import (
     COUNT_TOKENS_PATH,
@@ -57,7 +57,7 @@ def client_for(api: FakeMessagesAPI, timeout: float = 5.0) -> anthropic.Anthropi
 
 @pytest.fixture
 def sqlite_db(tmp_path: Path, sqlite_template: Path) -> Iterator[Database]:
-    database = Database(copy_sqlite_template(sqlite_template, tmp_path / "counting.db"))
+    database = connect_database(copy_sqlite_template(sqlite_template, tmp_path / "counting.db"))
     yield database
     database.dispose()
 

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 
 
 def _backend_pid(db: Database) -> int:
@@ -17,7 +17,7 @@ def _backend_pid(db: Database) -> int:
 
 
 def _kill(postgres_url: str, pid: int) -> None:
-    killer = Database(postgres_url, pool_size=1)
+    killer = connect_database(postgres_url, pool_size=1)
     try:
         with killer.write() as conn:
             assert conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar_one()
@@ -27,7 +27,7 @@ def _kill(postgres_url: str, pid: int) -> None:
 
 @pytest.fixture
 def single(postgres_url: str, request: pytest.FixtureRequest) -> Iterator[Database]:
-    db = Database(postgres_url, pool_size=1, ping_after_idle=request.param)
+    db = connect_database(postgres_url, pool_size=1, ping_after_idle=request.param)
     yield db
     db.dispose()
 

@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import bindparam, func, select, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 
-from summarizer.storage.database import Database
 from summarizer.storage.driver_statements import DriverStatement
+from summarizer.storage.postgres_database import PostgresDatabase
 from summarizer.storage.schema import summary_runs
 from summarizer.storage.types import UTCDateTime
 
@@ -20,13 +21,15 @@ ECHO_TIME = DriverStatement(select(bindparam("at", type_=UTCDateTime()).label("a
 
 
 @pytest.fixture
-def db(postgres_url: str) -> Iterator[Database]:
-    database = Database(postgres_url, pool_size=2, ping_after_idle=3600.0)  # no ping for being idle
+def db(postgres_url: str) -> Iterator[PostgresDatabase]:
+    database = PostgresDatabase(
+        make_url(postgres_url), pool_size=2, ping_after_idle=3600.0
+    )  # no ping for being idle
     yield database
     database.dispose()
 
 
-def test_rows_are_named_tuples_with_timestamps_in_utc(db: Database) -> None:
+def test_rows_are_named_tuples_with_timestamps_in_utc(db: PostgresDatabase) -> None:
     given = datetime(2026, 3, 1, 12, 30, tzinfo=UTC)
     [row] = db.run_hot(ECHO_TIME, {"at": given})
     assert row.at == given
@@ -34,7 +37,7 @@ def test_rows_are_named_tuples_with_timestamps_in_utc(db: Database) -> None:
     assert row.now.tzinfo is UTC
 
 
-def test_values_go_through_the_column_types_bind_processing(db: Database) -> None:
+def test_values_go_through_the_column_types_bind_processing(db: PostgresDatabase) -> None:
     with pytest.raises(ValueError, match="naive datetime"):
         db.run_hot(ECHO_TIME, {"at": datetime(2026, 3, 1, 12, 30)})
 
@@ -46,7 +49,9 @@ def test_a_missing_or_unknown_parameter_is_named_before_anything_is_sent() -> No
         ECHO_TIME.parameters({"at": datetime.now(UTC), "when": 1})
 
 
-def test_a_failing_statement_raises_sqlalchemys_error_and_leaves_the_connection_usable(db: Database) -> None:
+def test_a_failing_statement_raises_sqlalchemys_error_and_leaves_the_connection_usable(
+    db: PostgresDatabase,
+) -> None:
     missing_column = DriverStatement(select(summary_runs.c.id).where(text("no_such_column = 1")))
     with pytest.raises(ProgrammingError) as raised:
         db.run_hot(missing_column, {})
@@ -56,14 +61,14 @@ def test_a_failing_statement_raises_sqlalchemys_error_and_leaves_the_connection_
     assert db.run_hot(BACKEND, {})[0].pid > 0
 
 
-def _pooled_backends(db: Database) -> set[int]:
+def _pooled_backends(db: PostgresDatabase) -> set[int]:
     """Check two connections out of the autocommit pool at once, so that both stay in it."""
     with db.autocommit(write=False) as first, db.autocommit(write=False) as second:
         return {int(conn.execute(text("SELECT pg_backend_pid()")).scalar_one()) for conn in (first, second)}
 
 
 def _kill(postgres_url: str, backends: set[int]) -> None:
-    killer = Database(postgres_url, pool_size=1)
+    killer = PostgresDatabase(make_url(postgres_url), pool_size=1)
     try:
         with killer.write() as conn:
             for pid in backends:
@@ -73,7 +78,7 @@ def _kill(postgres_url: str, backends: set[int]) -> None:
 
 
 def test_a_statement_that_meets_a_dead_connection_is_sent_again_on_a_live_one(
-    db: Database, postgres_url: str
+    db: PostgresDatabase, postgres_url: str
 ) -> None:
     backends = _pooled_backends(db)
     assert len(backends) == 2

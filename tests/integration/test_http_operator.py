@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from summarizer.composition import build_http_app
 from summarizer.settings import Settings
 from summarizer.storage.alerts import raise_once
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.support.http_api import (
     OPERATOR_TOKEN,
@@ -183,7 +183,7 @@ def test_a_scoped_token_sees_its_agents_and_nothing_else(db: Database, settings:
 
 
 def test_healthz_says_when_the_database_is_down(settings: Settings) -> None:
-    unreachable = Database("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    unreachable = connect_database("postgresql+psycopg://nobody@127.0.0.1:1/none")
     try:
         reply = TestClient(build_http_app(settings, unreachable)).get("/healthz")
     finally:

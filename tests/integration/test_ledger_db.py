@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from summarizer.composition import build_sql_store
 from summarizer.domain.retry import RetryPolicy
 from summarizer.domain.tokens import ByteEstimateCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
@@ -21,7 +22,6 @@ from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
 from summarizer.storage.port import ProvenanceFacts
 from summarizer.storage.schema import exchange_drops, summary_versions
-from summarizer.storage.sql_store import SqlStore
 from tests.support.workload import exchange_messages
 from tests.unit.service.ledger_runs import random_run
 from tests.unit.service.support import Clock
@@ -30,7 +30,7 @@ from tests.unit.service.support import Clock
 @pytest.mark.parametrize("seed", [3, 11])
 def test_a_random_run_keeps_the_ledger_a_partition(db: Database, seed: int) -> None:
     conversations = ConversationStore(db, StoreConfig(window_tokens=60, batch_size=3))
-    sql = SqlStore(db)
+    sql = build_sql_store(db)
     clock = Clock(datetime.now(UTC) + timedelta(minutes=1))  # after the wall-clock stamps of the queue
     llm = FakeLLM()
     engine = SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(max_tokens=360))

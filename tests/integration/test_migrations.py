@@ -11,7 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
 from summarizer.storage import migrations
-from summarizer.storage.database import Database
+from summarizer.storage.database import Database, connect_database
 from summarizer.storage.schema import metadata
 from tests.support.services import fresh_postgres_database
 
@@ -19,12 +19,12 @@ from tests.support.services import fresh_postgres_database
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     if request.param == "sqlite":
-        database = Database(f"sqlite:///{(tmp_path / 'm.db').as_posix()}")
+        database = connect_database(f"sqlite:///{(tmp_path / 'm.db').as_posix()}")
         yield database
         database.dispose()
         return
     for url in fresh_postgres_database("summarizer_migrations"):
-        database = Database(url)
+        database = connect_database(url)
         yield database
         database.dispose()
 
@@ -50,7 +50,7 @@ def test_downgrade_to_base_then_upgrade_round_trips(empty_db: Database) -> None:
 
 
 def test_embedded_database_is_upgraded_on_first_use_but_shared_one_is_not(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{(tmp_path / 'auto.db').as_posix()}")
+    database = connect_database(f"sqlite:///{(tmp_path / 'auto.db').as_posix()}")
     with pytest.raises(migrations.SchemaOutOfDate, match="run `summarizer db upgrade`"):
         migrations.ensure_schema(database, auto_upgrade=False)
     migrations.ensure_schema(database, auto_upgrade=True)

@@ -15,6 +15,7 @@ import anthropic
 import pytest
 from sqlalchemy import select
 
+from summarizer.composition import build_sql_store
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.retry import RetryPolicy
@@ -28,7 +29,6 @@ from summarizer.storage.conversations import ConversationStore, StoreConfig
 from summarizer.storage.database import Database
 from summarizer.storage.port import EXCHANGE_UNSUMMARIZABLE
 from summarizer.storage.schema import alerts, summary_update_queue
-from summarizer.storage.sql_store import SqlStore
 from summarizer.testing.fake_messages_api import (
     FakeMessagesAPI,
     Reply,
@@ -93,7 +93,7 @@ def test_hostile_answers_are_split_out_and_dropped_and_the_agent_goes_on(
     cfg = WorkerConfig(
         batch_size=6, follow_on_seconds=0, retry=RetryPolicy(max_retries=3, base_seconds=1, max_seconds=5)
     )
-    sql = SqlStore(db)
+    sql = build_sql_store(db)
     svc = UpdateService(sql, engine, cfg, clock=clock)
     conversations = ConversationStore(db, StoreConfig(window_tokens=40, batch_size=6))
     at = datetime.now(UTC) - timedelta(minutes=30)

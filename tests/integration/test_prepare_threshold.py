@@ -8,24 +8,25 @@ from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import func, select, text
+from sqlalchemy.engine import make_url
 
 from summarizer.composition import build_database
 from summarizer.settings import Settings, load_settings
-from summarizer.storage.database import Database
 from summarizer.storage.driver_statements import DriverStatement
+from summarizer.storage.postgres_database import PostgresDatabase
 from summarizer.storage.schema import summary_update_queue
 
 DUE = DriverStatement(select(func.count()).where(summary_update_queue.c.state == "pending"))
 
 
 @pytest.fixture
-def database(postgres_url: str, request: pytest.FixtureRequest) -> Iterator[Database]:
-    db = Database(postgres_url, pool_size=1, prepare_threshold=request.param)
+def database(postgres_url: str, request: pytest.FixtureRequest) -> Iterator[PostgresDatabase]:
+    db = PostgresDatabase(make_url(postgres_url), pool_size=1, prepare_threshold=request.param)
     yield db
     db.dispose()
 
 
-def prepared_on_every_pool(db: Database) -> tuple[int, int]:
+def prepared_on_every_pool(db: PostgresDatabase) -> tuple[int, int]:
     """Run a transaction and a hot statement ten times each, then count what each pool's session prepared."""
     for _ in range(10):
         with db.read() as conn:
@@ -40,12 +41,12 @@ def prepared_on_every_pool(db: Database) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("database", [None], indirect=True)
-def test_with_no_threshold_nothing_is_ever_prepared(database: Database) -> None:
+def test_with_no_threshold_nothing_is_ever_prepared(database: PostgresDatabase) -> None:
     assert prepared_on_every_pool(database) == (0, 0)
 
 
 @pytest.mark.parametrize("database", [2], indirect=True)
-def test_with_a_threshold_repeated_statements_are_prepared(database: Database) -> None:
+def test_with_a_threshold_repeated_statements_are_prepared(database: PostgresDatabase) -> None:
     in_transactions, in_autocommit = prepared_on_every_pool(database)
     assert in_transactions > 0
     assert in_autocommit > 0
@@ -59,6 +60,7 @@ def test_the_setting_reads_none(value: str, monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_the_composition_root_passes_the_setting_on(postgres_url: str) -> None:
     db = build_database(Settings(database_url=postgres_url, database_prepare_threshold=None))
+    assert isinstance(db, PostgresDatabase)
     try:
         assert prepared_on_every_pool(db) == (0, 0)
         assert db.run_hot(DriverStatement(select(func.now())), {})[0][0] <= datetime.now(UTC)

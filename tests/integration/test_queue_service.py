@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from summarizer.composition import build_sql_store
 from summarizer.domain.retry import RetryPolicy
 from summarizer.engine.engine import SummaryEngine
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
@@ -18,7 +19,6 @@ from summarizer.service.update import UpdateService
 from summarizer.storage import alerts, queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summaries, summary_runs, summary_update_queue
-from summarizer.storage.sql_store import SqlStore
 from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, fake_engine, feed, make_store
 
@@ -42,7 +42,7 @@ def service(
         "retry": RetryPolicy(max_retries=2, base_seconds=1, max_seconds=4),
     }
     cfg = WorkerConfig(**{**defaults, **config})
-    return UpdateService(SqlStore(db), engine or fake_engine(), cfg, clock=clock, rng=random.Random(7))
+    return UpdateService(build_sql_store(db), engine or fake_engine(), cfg, clock=clock, rng=random.Random(7))
 
 
 def test_drain_folds_every_evicted_exchange_once(db: Database) -> None:
@@ -140,11 +140,13 @@ def test_a_worker_whose_lease_was_taken_over_writes_nothing(db: Database) -> Non
             clock.advance(6)  # the lease runs out during the call; another worker takes over and finishes
             if not takeover:
                 takeover.append(
-                    UpdateService(SqlStore(db), fake_engine(), svc.config, clock=clock).run("a").outcome
+                    UpdateService(build_sql_store(db), fake_engine(), svc.config, clock=clock)
+                    .run("a")
+                    .outcome
                 )
             return super().complete(request)
 
-    result = UpdateService(SqlStore(db), fake_engine(SlowLLM()), svc.config, clock=clock).run("a")
+    result = UpdateService(build_sql_store(db), fake_engine(SlowLLM()), svc.config, clock=clock).run("a")
     assert takeover == [Outcome.OK]
     assert result.outcome is Outcome.LOST
     assert_folded_exactly_once(db, "a", complete=False)
@@ -167,7 +169,7 @@ def test_a_stale_version_is_discarded_and_requeued(db: Database) -> None:
 
     assert svc.run("a").outcome is Outcome.OK  # version 1 exists now
     feed(make_store(db), "a", 3, start=7)
-    result = UpdateService(SqlStore(db), fake_engine(RacingLLM()), svc.config, clock=clock).run("a")
+    result = UpdateService(build_sql_store(db), fake_engine(RacingLLM()), svc.config, clock=clock).run("a")
     assert result.outcome is Outcome.STALE
     with db.read() as conn:
         assert queue_row(conn, "a").state == "pending"  # type: ignore[union-attr]

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import event, select, update
 
+from summarizer.composition import build_sql_store
 from summarizer.domain.retry import RetryPolicy
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
@@ -17,7 +18,6 @@ from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summaries
 from summarizer.storage.schema import summary_update_queue as q
-from summarizer.storage.sql_store import SqlStore
 from tests.support.workload import fake_engine, feed, make_store
 
 
@@ -38,7 +38,7 @@ def counting_statements(db: Database) -> Iterator[list[str]]:
 def service(db: Database) -> UpdateService:
     config = WorkerConfig(batch_size=3, batch_max_wait=60, retry=RetryPolicy(max_retries=2))
     return UpdateService(
-        SqlStore(db), fake_engine(), config, clock=lambda: datetime.now(UTC), rng=random.Random(7)
+        build_sql_store(db), fake_engine(), config, clock=lambda: datetime.now(UTC), rng=random.Random(7)
     )
 
 

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, select, text, update
 
+from summarizer.composition import build_sql_store
 from summarizer.engine.model import Importance, Summary, SummaryItem, Tier
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
-from summarizer.storage.sql_store import SqlStore
 from summarizer.storage.summaries import RunRecord, StaleSummary, swap_summary
-from summarizer.storage.update_commit import UpdateCommit, commit_update
+from summarizer.storage.update_commit import UpdateCommit
 from tests.support.fleet import wait_for
 from tests.support.workload import (
     assert_folded_exactly_once,
@@ -81,7 +81,7 @@ def _claimed(db: Database, agent_id: str = "a") -> queue.Claim:
 
 def test_a_commit_writes_the_summary_the_folds_the_count_the_run_and_completes_the_row(db: Database) -> None:
     claim = _claimed(db)
-    committed = commit_update(db, _commit(claim, 0))
+    committed = build_sql_store(db).commit(_commit(claim, 0))
     assert committed.state == "pending"  # 3 unsummarized exchanges remain: a full batch, still due
     assert committed.alert_resolved is False
     with db.read() as conn:
@@ -120,20 +120,20 @@ def test_a_failed_guard_writes_nothing(
         meanwhile(conn)
     before = _everything(db)
     with pytest.raises(error):
-        commit_update(db, _commit(claim, 0))
+        build_sql_store(db).commit(_commit(claim, 0))
     assert _everything(db) == before
 
 
 def test_a_stale_later_version_writes_nothing(db: Database) -> None:
     claim = _claimed(db)
-    commit_update(db, _commit(claim, 0))
+    build_sql_store(db).commit(_commit(claim, 0))
     with db.write() as conn:
         again = queue.claim(conn, _now(), 60, "a")
         assert again is not None
         conn.execute(update(summaries).values(version=5))  # aging, say, moved it on
     before = _everything(db)
     with pytest.raises(StaleSummary):
-        commit_update(db, _commit(again, 1, first=4, last=6))
+        build_sql_store(db).commit(_commit(again, 1, first=4, last=6))
     assert _everything(db) == before
 
 
@@ -146,7 +146,7 @@ def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(
     claim = _claimed(pg)
     update_commit = _commit(claim, 0)
     if from_version:
-        commit_update(pg, update_commit)
+        build_sql_store(pg).commit(update_commit)
         with pg.write() as conn:
             again = queue.claim(conn, _now(), 60, "a")
         assert again is not None
@@ -155,7 +155,7 @@ def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(
     try:
         holder.begin()
         holder.execute(select(agents.c.id).where(agents.c.id == "a").with_for_update())  # as the store does
-        worker = threading.Thread(target=commit_update, args=(pg, update_commit))
+        worker = threading.Thread(target=build_sql_store(pg).commit, args=(update_commit,))
         worker.start()
 
         def waiting_on_a_lock() -> bool:
@@ -183,7 +183,9 @@ def test_on_postgresql_the_commit_locks_the_agent_row_before_the_queue_row(
 def _race_store_and_updates(db: Database, agent_id: str, exchanges_count: int) -> list[BaseException]:
     """One thread records `exchanges_count` exchanges for the agent while two run its updates meanwhile."""
     store = make_store(db)
-    service = UpdateService(SqlStore(db), fake_engine(), WorkerConfig(batch_size=3, follow_on_seconds=0))
+    service = UpdateService(
+        build_sql_store(db), fake_engine(), WorkerConfig(batch_size=3, follow_on_seconds=0)
+    )
     failures: list[BaseException] = []
     recorded = threading.Event()
 
@@ -216,7 +218,7 @@ def _race_store_and_updates(db: Database, agent_id: str, exchanges_count: int) -
     # Batches fold however many exchanges waited (3 or more), so a tail of 1-2 may be left below the batch
     # size; it is flushed once it has waited BATCH_MAX_WAIT, which the final drain sets to zero.
     flush = WorkerConfig(batch_size=3, batch_max_wait=0, follow_on_seconds=0)
-    UpdateService(SqlStore(db), fake_engine(), flush).drain(agent_id)
+    UpdateService(build_sql_store(db), fake_engine(), flush).drain(agent_id)
     return failures
 
 

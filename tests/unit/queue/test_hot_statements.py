@@ -14,18 +14,18 @@ import pytest
 from psycopg import _queries
 from sqlalchemy.dialects.postgresql import psycopg
 
-from summarizer.storage.batch_reads import _CLAIM_AND_READ, _EVICTED_BATCH_HOT
 from summarizer.storage.constants import inline
 from summarizer.storage.driver_statements import DriverStatement
-from summarizer.storage.update_commit import _ONE_STATEMENT_HOT
+from summarizer.storage.postgres_commit import ONE_STATEMENT_HOT
+from summarizer.storage.postgres_store import CLAIM_AND_READ, EVICTED_BATCH_HOT
 
 DIALECT: Any = psycopg.dialect()  # type: ignore[no-untyped-call]
 HOT: dict[str, DriverStatement] = {
-    "claim-one-agent": _CLAIM_AND_READ[True],
-    "claim-any-agent": _CLAIM_AND_READ[False],
-    "batch": _EVICTED_BATCH_HOT,
-    "commit-first-version": _ONE_STATEMENT_HOT[True],
-    "commit-next-version": _ONE_STATEMENT_HOT[False],
+    "claim-one-agent": CLAIM_AND_READ[True],
+    "claim-any-agent": CLAIM_AND_READ[False],
+    "batch": EVICTED_BATCH_HOT,
+    "commit-first-version": ONE_STATEMENT_HOT[True],
+    "commit-next-version": ONE_STATEMENT_HOT[False],
 }
 
 
