@@ -7,8 +7,14 @@ measures what the applied answer did to the existing items, with the same counte
 - Drops are accepted only when the budget needs them: with the dropped items put back, the summary would
   be over the target (the size at which the ladder starts compressing). A drop never takes the summary
   under half of its cap (`floor_tokens`).
-- Merges and shortenings are not measured: they forget no exchange (a merged item cites the union of its
-  sources' exchanges), and a summarizer that merges by topic may shrink the summary a lot on purpose.
+- Merges and shortenings forget no exchange (a merged item cites the union of its sources' exchanges), but
+  they can forget what was said: six items merged into "ok" still cite their exchanges. So an answer that
+  merges or shortens may take the summary down to half of its cap (`floor_tokens`), and no lower; a
+  summary that was already under that may not end up smaller than it was (`shrink_floor`). The ladder
+  reaches the merge rung only when the summary is heading over the target, which lies above the floor,
+  so getting back under the target never needs to go under the floor. (With a target configured under
+  the floor, the target is the limit instead.) A summarizer that merges by topic down to about 60% of
+  the cap passes; an answer that folds a small summary into one short text does not.
 - High-importance items go last: an answer may drop one only when no existing item of lower importance
   is left.
 
@@ -34,7 +40,8 @@ class Budget:
     target_tokens: int
     """Drops are needed only while the summary would be over this (the ladder's merge threshold)."""
     floor_tokens: int
-    """Drops never leave the summary under this (half of the cap)."""
+    """Drops never leave the summary under this (half of the cap), nor do merges and shortenings of a
+    summary that was over it."""
 
     @classmethod
     def for_cap(cls, max_tokens: int, merge_threshold: float, floor_fraction: float = 0.5) -> Budget:
@@ -57,9 +64,12 @@ def check_forgetting(
     budget: Budget,
     count: ItemsCounter,
 ) -> None:
-    """AnswerRejected when `ops`, which turned `before` into `after`, drops more than the budget needs."""
+    """AnswerRejected when `ops`, which turned `before` into `after`, drops more than the budget needs or
+    merges and shortens the summary smaller than it may get."""
     by_id = {item.id: item for item in before}
     dropped = [by_id[item_id] for item_id in dropped_item_ids(ops)]
+    if ops.merge or ops.shorten:
+        _check_shrinking(before, after, ops, budget, count)
     if not dropped:
         return
     result = count(after)
@@ -75,6 +85,35 @@ def check_forgetting(
             f"be {without_drops} tokens, within the target of {budget.target_tokens}"
         )
     _check_high_last(dropped, after, added_ids)
+
+
+def shrink_floor(tokens_before: int, budget: Budget) -> int:
+    """The fewest tokens an answer that merges or shortens may leave: half of the cap, or where the
+    summary was if that was less (or the target, if that is configured under the floor)."""
+    return min(tokens_before, budget.floor_tokens, budget.target_tokens)
+
+
+def _check_shrinking(
+    before: Sequence[SummaryItem],
+    after: Sequence[SummaryItem],
+    ops: Operations,
+    budget: Budget,
+    count: ItemsCounter,
+) -> None:
+    result = count(after)
+    tokens_before = count(before)
+    lowest = shrink_floor(tokens_before, budget)
+    if result >= lowest:
+        return
+    what = []
+    if ops.merge:
+        what.append(f"merging {sum(len(m.item_ids) for m in ops.merge)} existing item(s)")
+    if ops.shorten:
+        what.append(f"shortening {len(ops.shorten)}")
+    raise AnswerRejected(
+        f"{' and '.join(what)} takes the summary from {tokens_before} to {result} tokens, under the "
+        f"{lowest} it may shrink to (half of its cap, or its size before if that was smaller)"
+    )
 
 
 def _check_high_last(

@@ -69,7 +69,8 @@ class UpdateContext:
     target_tokens: int = 0
     """Drops of existing items are accepted only while the summary would be over this."""
     floor_tokens: int = 0
-    """Dropping existing items must not leave the summary under this."""
+    """Dropping, merging or shortening existing items must not leave the summary under this (nor shrink
+    one that was already under it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,12 +126,18 @@ def format_item(item: SummaryItem) -> str:
 
 
 def _budget_lines(path: UpdatePath, target_tokens: int, floor_tokens: int) -> list[str]:
-    if path is not UpdatePath.FULL or not floor_tokens:
+    if path is UpdatePath.APPEND or path is UpdatePath.NONE or not floor_tokens:
         return []
-    return [
-        f"Drop existing items only while the summary would otherwise be over {target_tokens} tokens, and "
-        f"never bring it under about {floor_tokens} tokens."
+    lines = [
+        f"Merging and shortening must not bring the summary under about {floor_tokens} tokens (an answer "
+        "that does is refused): fold related items together, do not fold everything away."
     ]
+    if path is UpdatePath.FULL:
+        lines.append(
+            f"Drop existing items only while the summary would otherwise be over {target_tokens} tokens, "
+            f"and never bring it under about {floor_tokens} tokens."
+        )
+    return lines
 
 
 @dataclass(frozen=True, slots=True)

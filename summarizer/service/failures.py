@@ -34,8 +34,10 @@ def parked_alert(agent_id: str, failures: int, error: str) -> AlertDraft:
 
 
 def log_alert_raised(alert: AlertDraft) -> None:
-    """The critical log line is the first alert sink; the table row is the record."""
-    log.critical("alert.raised", kind=alert.kind, alert_agent=alert.agent_id, message=alert.message)
+    """The log line (critical, or warning for a lesser alert) is the first alert sink; the table row is
+    the record."""
+    emit = log.critical if alert.severity == "critical" else log.warning
+    emit("alert.raised", kind=alert.kind, alert_agent=alert.agent_id, message=alert.message)
 
 
 class Failures:

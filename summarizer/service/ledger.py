@@ -7,7 +7,8 @@ that forgot an exchange. Each evicted exchange is in exactly one state:
 - `waiting`: evicted, not yet folded into a summary;
 - `summarized`: cited by an item of the current summary (`item_id`, `version` = the current version);
 - `dropped`: folded, no item cites it, and the newest drop row says which version forgot it and why
-  (`model`, `cap`, `aging`, `unsummarizable`, `rollback`).
+  (`model`, `cap`, `aging`, `unsummarizable`, `rollback`; `pre_ledger` for an exchange forgotten before
+  the ledger was kept, written by migration 0006 when a database from before it is upgraded).
 
 Exchanges still in the window are listed as `in_window`. An exchange that is folded, uncited and has no
 drop row would be `unaccounted`: a broken invariant, which the tests check never happens.
@@ -29,7 +30,7 @@ WAITING, SUMMARIZED, DROPPED, IN_WINDOW, UNACCOUNTED = (
     "in_window",
     "unaccounted",
 )
-DROP_REASONS = ("model", "cap", "aging", "unsummarizable", "rollback")
+DROP_REASONS = ("model", "cap", "aging", "unsummarizable", "rollback", "pre_ledger")
 
 
 @dataclass(frozen=True, slots=True)

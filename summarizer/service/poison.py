@@ -84,9 +84,13 @@ def skip_drops(given_up: GivenUp) -> tuple[Forgotten, ...]:
 
 
 def skip_alert(agent_id: str, given_up: GivenUp) -> AlertDraft:
+    """An informational alert (a warning: nothing is broken any more, the agent went on) naming the
+    exchange and the cause, as the drop row records them. Nothing resolves it: it is a one-off event,
+    which an operator acknowledges once read."""
     x = given_up.exchange.id
     message = (
         f"exchange {x} of agent {agent_id!r} could not be summarized ({given_up.cause[:300]});"
         " it is recorded as dropped (unsummarizable) and the agent went on"
     )
-    return AlertDraft(EXCHANGE_UNSUMMARIZABLE, agent_id, message, {"exchange_id": x, "cause": given_up.cause})
+    details = {"exchange_id": x, "cause": given_up.cause}
+    return AlertDraft(EXCHANGE_UNSUMMARIZABLE, agent_id, message, details, severity="warning")

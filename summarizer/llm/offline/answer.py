@@ -1,5 +1,6 @@
 """The offline summarizer's answer: one item per new exchange, and on the merge and full rungs the merges
-that bring the summary back to about 60% of its cap.
+that bring the summary back to about 60% of its cap (never planned under 55%: the gate refuses merges
+that take it under half).
 
 The answer keeps to what each rung allows: on append it only adds (one item per exchange); on merge and
 full it adds, and merges shown items; it never drops or rewrites an item away. Merges keep every decision
@@ -23,6 +24,9 @@ from summarizer.llm.offline.wording import compose
 OFFLINE_MODEL = "offline-extractive"
 TARGET_SHARE = 0.6
 """After a merge or full update the summary should be at about this share of its cap."""
+FLOOR_MARGIN_SHARE = 0.05
+"""Merges never plan to leave the summary closer than this share of the cap to the gate's floor (half of
+the cap): the sizes here are byte estimates of the rendering, the gate counts the real one."""
 BYTES_PER_TOKEN = 4
 
 _HIGH_WORDS = re.compile(
@@ -69,12 +73,15 @@ def offline_operations(request: LLMRequest) -> Operations:
     if ctx.path not in (UpdatePath.MERGE, UpdatePath.FULL):
         return Operations(add=adds)
     added = sum(line_bytes(a.text) for a in adds)
-    need = ctx.current_tokens * BYTES_PER_TOKEN + added - int(TARGET_SHARE * ctx.max_tokens) * BYTES_PER_TOKEN
+    projected = ctx.current_tokens * BYTES_PER_TOKEN + added
+    need = projected - int(TARGET_SHARE * ctx.max_tokens) * BYTES_PER_TOKEN
+    keep = ctx.floor_tokens + int(FLOOR_MARGIN_SHARE * ctx.max_tokens)
     merges = plan_merges(
         ctx.visible_items,
         need,
         ctx.max_item_chars,
         lambda text: text_problem(text, ctx.max_item_chars) is None,
+        room_bytes=projected - keep * BYTES_PER_TOKEN,
     )
     return Operations(add=adds, merge=tuple(merges))
 

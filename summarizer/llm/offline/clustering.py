@@ -3,13 +3,16 @@
 Items are grouped in widening circles, each within one tier: the same day and the same topic (a shared
 file, endpoint or code name), then the same day, then the same week, then the whole tier. Oldest tiers go
 first. A group is cut into runs whose merged text still holds every decision of its sources whole; a run of
-two or more items becomes one merge. Merging stops once the saved size covers what the budget needs.
+two or more items becomes one merge. Merging stops once the saved size covers what the budget needs, and
+no run is made so large that its merge alone would save more than `room_bytes` (the gate refuses an
+answer that shrinks the summary under half of its cap, so one wide merge may not overshoot to there).
 Nothing is ever dropped here: merging only folds words, and the merged item cites the union of its
 sources' exchanges (the engine sets that).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -85,15 +88,28 @@ class _Planner:
     max_chars: int
     acceptable: TextCheck
     need: int
+    room: int
+    """How much more the merges may save in all before the summary would get too small."""
     used: set[str]
     merges: list[MergeOp]
+
+    def within_room(self, run: Sequence[Shown], topical: bool) -> bool:
+        """Whether merging `run` would save no more than the room left."""
+        size = sum(s.size for s in run)
+        if size <= self.room:  # no merge saves more than its sources' size
+            return True
+        topic = run[0].topic if topical else None
+        composed = compose(merge_facts(s.facts for s in run), self.max_chars, topic=_headline(run, topic))
+        return size - line_bytes(composed.text) <= self.room
 
     def run_merge(self, run: Sequence[Shown], topical: bool) -> None:
         topic = run[0].topic if topical else None
         facts = merge_facts(s.facts for s in run)
         composed = compose(facts, self.max_chars, topic=_headline(run, topic))
         saved = sum(s.size for s in run) - line_bytes(composed.text)
-        if saved <= 0 or not composed.kept_decisions or not self.acceptable(composed.text):
+        if saved <= 0 or saved > self.room:
+            return
+        if not composed.kept_decisions or not self.acceptable(composed.text):
             return
         self.merges.append(
             MergeOp(
@@ -104,6 +120,7 @@ class _Planner:
         )
         self.used.update(s.item.id for s in run)
         self.need -= saved
+        self.room -= saved
 
     def group(self, members: Sequence[Shown], topical: bool, max_run: int | None) -> None:
         """Cut `members` (display order) into runs that keep every decision, and merge each run."""
@@ -117,6 +134,8 @@ class _Planner:
                 facts = merge_facts(s.facts for s in candidate)
                 topic = candidate[0].topic if topical else None
                 fits = compose(facts, self.max_chars, topic=_headline(candidate, topic)).kept_decisions
+            if fits and len(candidate) >= 2:
+                fits = self.within_room(candidate, topical)
             if fits:
                 run = candidate
                 continue
@@ -141,12 +160,18 @@ def shown_items(items: Sequence[SummaryItem]) -> list[Shown]:
 
 
 def plan_merges(
-    items: Sequence[SummaryItem], need_bytes: int, max_chars: int, acceptable: TextCheck
+    items: Sequence[SummaryItem],
+    need_bytes: int,
+    max_chars: int,
+    acceptable: TextCheck,
+    room_bytes: int | None = None,
 ) -> list[MergeOp]:
-    """Merges of shown items that together save at least `need_bytes` of rendering, when they can."""
+    """Merges of shown items that together save at least `need_bytes` of rendering, when they can, and
+    never more than `room_bytes` (no limit when None)."""
     if need_bytes <= 0:
         return []
-    planner = _Planner(max_chars, acceptable, need_bytes, set(), [])
+    room = sys.maxsize if room_bytes is None else room_bytes
+    planner = _Planner(max_chars, acceptable, need_bytes, room, set(), [])
     shown = shown_items(items)
     tiers = sorted({s.item.tier for s in shown}, key=lambda t: -t.rank)
     for stage in _STAGES:

@@ -1,0 +1,99 @@
+"""An exchange given up on, as the operator sees it, on SQLite and PostgreSQL: `alerts` names the exchange
+and the cause, `provenance` gives the same cause, `history --json` carries each exchange's provenance."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from summarizer.cli.main import cli
+from summarizer.composition import build_worker_config
+from summarizer.domain.tokens import ByteEstimateCounter
+from summarizer.engine.engine import EngineConfig, SummaryEngine
+from summarizer.engine.ports import AnswerUnusable, LLMAnswer, LLMRequest
+from summarizer.llm.fake import FakeLLM
+from summarizer.service.update import UpdateService
+from summarizer.settings import Settings
+from summarizer.storage.database import Database
+from summarizer.storage.sql_store import SqlStore
+from tests.support.http_api import api_client, exchange, hermetic_settings
+
+AGENT = "team-a/coder"
+CAUSE = "the answer stopped at the output limit"
+PROVENANCE_KEYS = {"state", "item_id", "version", "reason"}
+
+
+@pytest.fixture
+def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
+    url = db.url.render_as_string(hide_password=False)
+    wired = hermetic_settings(monkeypatch, tmp_path, window_tokens=200, batch_size=1, database_url=url)
+    monkeypatch.setenv("SUMMARIZER_DATABASE_URL", url)
+    monkeypatch.setenv("SUMMARIZER_LLM", "fake")
+    monkeypatch.setenv("SUMMARIZER_DATA_DIR", str(tmp_path / "data"))
+    return wired
+
+
+def run(*args: str) -> Any:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+class PoisonedFakeLLM:
+    """The fake LLM, except that any batch holding exchange `poison` is cut at the output limit."""
+
+    def __init__(self, poison: int) -> None:
+        self.poison = poison
+        self.fake = FakeLLM()
+
+    def complete(self, request: LLMRequest) -> LLMAnswer:
+        if any(x.id == self.poison for x in request.context.batch):
+            raise AnswerUnusable(CAUSE, cause="max_tokens")
+        return self.fake.complete(request)
+
+
+def test_an_exchange_given_up_on_shows_the_same_cause_in_alerts_and_provenance(
+    db: Database, settings: Settings
+) -> None:
+    client = api_client(db, settings)
+    messages = [m for n in range(8) for m in exchange(n)]
+    assert client.post(f"/v1/agents/{AGENT}/messages", json={"messages": messages}).status_code == 200
+    waiting = [e["id"] for e in json.loads(run("provenance", AGENT, "--json"))["exchanges"]]
+    poison = waiting[1]
+    engine = SummaryEngine(PoisonedFakeLLM(poison), ByteEstimateCounter(), EngineConfig())
+    UpdateService(SqlStore(db), engine, build_worker_config(settings)).drain()
+
+    ledger = {e["id"]: e for e in json.loads(run("provenance", AGENT, "--json"))["exchanges"]}
+    dropped = ledger[poison]
+    assert (dropped["state"], dropped["reason"]) == ("dropped", "unsummarizable")
+    assert dropped["detail"] == f"max_tokens: {CAUSE}"
+    assert {e["state"] for x, e in ledger.items() if x != poison} <= {"summarized", "in_window"}
+    assert f"#{poison}: dropped in version {dropped['version']} (unsummarizable: max_tokens: {CAUSE})" in run(
+        "provenance", AGENT
+    )
+
+    listed = run("alerts")
+    assert f"exchange {poison} of agent {AGENT!r} could not be summarized (max_tokens: {CAUSE})" in listed
+    assert "exchange_unsummarizable" in listed
+    (alert,) = json.loads(run("alerts", "--json"))
+    assert alert["severity"] == "warning"
+    assert alert["details"] == {"exchange_id": poison, "cause": dropped["detail"]}
+    assert "acknowledged" in run("alerts", "ack", str(alert["id"]))
+    assert "[acknowledged]" in run("alerts")
+
+    history = json.loads(run("history", AGENT, "--json"))
+    by_id = {e["id"]: e for e in history["exchanges"]}
+    assert set(by_id) == set(ledger)
+    for x, entry in by_id.items():
+        provenance = entry["provenance"]
+        assert set(provenance) >= PROVENANCE_KEYS
+        assert provenance == {k: v for k, v in ledger[x].items() if k != "id"}
+        assert (provenance["state"] == "in_window") == (entry["state"] == "window")
+    assert by_id[poison]["provenance"]["reason"] == "unsummarizable"
+    summarized = [e["provenance"] for e in history["exchanges"] if e["provenance"]["state"] == "summarized"]
+    assert summarized
+    assert all(p["item_id"] and p["version"] for p in summarized)
