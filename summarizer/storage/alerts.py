@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, bindparam, insert, or_, select, update
+from sqlalchemy import Connection, RowMapping, and_, bindparam, case, insert, or_, select, update
 
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.storage.schema import alerts
@@ -97,13 +97,13 @@ def raise_once(
     return True
 
 
-def insert_alert(conn: Connection, alert: AlertDraft, now: datetime, severity: str = "warning") -> None:
+def insert_alert(conn: Connection, alert: AlertDraft, now: datetime) -> None:
     """Insert an alert that is an incident of its own (an exchange given up on), whatever else is open."""
     conn.execute(
         insert(alerts).values(
             kind=alert.kind,
             agent_id=alert.agent_id,
-            severity=severity,
+            severity=alert.severity,
             message=alert.message,
             details=alert.details,
             created_at=now,
@@ -186,11 +186,22 @@ def save_delivery(conn: Connection, alert_id: int, delivery: dict[str, Any]) -> 
     conn.execute(update(alerts).where(alerts.c.id == alert_id).values(delivery=delivery))
 
 
+EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE,)
+"""Alerts about something that happened once: nothing is left to watch after an operator has seen one."""
+
+
 def acknowledge(conn: Connection, alert_id: int, now: datetime) -> AlertRecord | None:
-    """Stamp `acknowledged_at` (the first acknowledgement wins); None for an unknown id."""
+    """Stamp `acknowledged_at` (the first acknowledgement wins), and close an event alert (`EVENT_KINDS`)
+    with it; None for an unknown id. A condition alert stays open until its condition clears."""
+    is_event = alerts.c.kind.in_(EVENT_KINDS)
     conn.execute(
         update(alerts)
         .where(alerts.c.id == alert_id, alerts.c.acknowledged_at.is_(None))
-        .values(acknowledged_at=now)
+        .values(
+            acknowledged_at=now,
+            resolved_at=case(
+                (and_(is_event, alerts.c.resolved_at.is_(None)), now), else_=alerts.c.resolved_at
+            ),
+        )
     )
     return get_record(conn, alert_id)

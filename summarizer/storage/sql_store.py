@@ -32,7 +32,13 @@ from summarizer.storage.versions import KeptVersion, ProvenanceFacts, VersionWri
 
 def _raise_once(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
     return alerts.raise_once(
-        conn, kind=alert.kind, agent_id=alert.agent_id, message=alert.message, details=alert.details, now=now
+        conn,
+        kind=alert.kind,
+        agent_id=alert.agent_id,
+        message=alert.message,
+        details=alert.details,
+        now=now,
+        severity=alert.severity,
     )
 
 

@@ -72,7 +72,7 @@ def test_exchanges_forgotten_before_the_ledger_are_dropped_as_pre_ledger_by_the_
     db: Database,
 ) -> None:
     conversations = ConversationStore(db, StoreConfig(window_tokens=60, batch_size=3))
-    sql = SqlStore(db)
+    sql = build_sql_store(db)
     now = datetime.now(UTC)
     clock = Clock(now + timedelta(minutes=1))
     engine = SummaryEngine(FakeLLM(), ByteEstimateCounter(), EngineConfig())

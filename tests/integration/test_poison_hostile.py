@@ -178,7 +178,7 @@ def test_an_answer_folding_every_item_into_one_text_is_refused(db: Database) -> 
         engine = SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(max_tokens=500))
         clock = Clock(datetime.now(UTC) + timedelta(minutes=1))
         retry = RetryPolicy(max_retries=3, base_seconds=1, max_seconds=5)
-        sql = SqlStore(db)
+        sql = build_sql_store(db)
         svc = UpdateService(
             sql, engine, WorkerConfig(batch_size=6, follow_on_seconds=0, retry=retry), clock=clock
         )
