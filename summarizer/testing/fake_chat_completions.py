@@ -4,51 +4,34 @@ It follows the public API reference: `POST /v1/chat/completions` answers a `chat
 (`choices[].message.tool_calls[].function.arguments` is a JSON *string*, `finish_reason`, `usage`), errors
 carry `{"error": {"message", "type", "param", "code"}}` and rate limits a `retry-after` header;
 `GET /v1/models` and `GET /v1/models/{id}` list the models it claims to serve. It listens on 127.0.0.1 (a
-free port) from a thread. With `api_key` set, any other bearer token gets a 401. Chat replies come from a
-script, then from an outage reply when one is set, then from a default: a call of the requested tool
-adding one item per `<exchange id="N">` in the prompt. Every request is recorded.
+free port) from a thread (`fake_http` owns the server and the recording). With `api_key` set, any other
+bearer token gets a 401. Chat replies come from a script, then from an outage reply when one is set, then
+from a default: a call of the requested tool adding one item per `<exchange id="N">` in the prompt. Every
+request is recorded and can be waited for.
 
     with FakeChatCompletionsAPI(api_key="sk-test") as api:
         api.script(rate_limited(retry_after=7))
         client = openai.OpenAI(base_url=api.base_url, api_key="sk-test", max_retries=0)
+        ...  # the code under test calls client.chat.completions.create(...)
+        (sent,) = api.chat_requests()
+        assert sent.headers["authorization"] == "Bearer sk-test"
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
-import threading
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from summarizer.testing.fake_http import FakeHTTPService, Responder, next_id
+from summarizer.testing.fake_http import ReceivedRequest as ReceivedRequest
+from summarizer.testing.fake_http import Reply as Reply
 
 CHAT_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_TOOL = "apply_summary_operations"
-
-_ids = itertools.count(1)
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    status: int = 200
-    body: Any = None
-    """A JSON-able value, or bytes sent as they are."""
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ReceivedRequest:
-    method: str
-    path: str
-    headers: Mapping[str, str]
-    body: Any
-
 
 # ----- replies -----------------------------------------------------------------------------------------
 
@@ -62,7 +45,7 @@ def completion_body(
     completion_tokens: int = 150,
 ) -> dict[str, Any]:
     return {
-        "id": f"chatcmpl-fake{next(_ids)}",
+        "id": f"chatcmpl-fake{next_id()}",
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": model,
@@ -77,7 +60,7 @@ def completion_body(
 
 def _tool_message(tool_name: str, arguments: str) -> dict[str, Any]:
     call = {
-        "id": f"call_fake{next(_ids)}",
+        "id": f"call_fake{next_id()}",
         "type": "function",
         "function": {"name": tool_name, "arguments": arguments},
     }
@@ -226,10 +209,9 @@ def default_chat_reply(body: Mapping[str, Any]) -> Reply:
     return tool_call_reply(name, {"add": add}, model=str(body.get("model") or DEFAULT_MODEL))
 
 
-Responder = Callable[[Mapping[str, Any]], Reply]
+class FakeChatCompletionsAPI(FakeHTTPService):
+    thread_name = "fake-chat-completions-api"
 
-
-class FakeChatCompletionsAPI:
     def __init__(
         self,
         *,
@@ -237,21 +219,16 @@ class FakeChatCompletionsAPI:
         models: Sequence[str] = (DEFAULT_MODEL,),
         chat_default: Responder = default_chat_reply,
     ) -> None:
+        super().__init__()
         self.api_key = api_key
         self.models = tuple(models)
         self._default = chat_default
-        self._script: deque[Reply] = deque()
         self._outage: Reply | None = None
-        self._changed = threading.Condition()
-        self.requests: list[ReceivedRequest] = []
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # scripting -------------------------------------------------------------------------------------
     def script(self, *replies: Reply) -> None:
         """Replies for the next chat requests, in order."""
-        with self._changed:
-            self._script.extend(replies)
+        self.script_replies(CHAT_PATH, *replies)
 
     def start_outage(self, reply: Reply) -> None:
         """Every chat request (after the script) gets `reply` until `end_outage()`."""
@@ -263,113 +240,35 @@ class FakeChatCompletionsAPI:
             self._outage = None
 
     def chat_requests(self) -> list[ReceivedRequest]:
-        with self._changed:
-            return [r for r in self.requests if r.path == CHAT_PATH]
+        return self.requests_to(CHAT_PATH)
 
     def wait_for_chat_requests(self, count: int, timeout: float = 5.0) -> list[ReceivedRequest]:
-        with self._changed:
-            if not self._changed.wait_for(
-                lambda: sum(r.path == CHAT_PATH for r in self.requests) >= count, timeout=timeout
-            ):
-                raise TimeoutError(f"expected {count} chat requests")
-            return [r for r in self.requests if r.path == CHAT_PATH]
+        return self.wait_for_requests(count, CHAT_PATH, timeout)
 
-    # lifecycle -------------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
         """The value for OPENAI_BASE_URL (it ends in /v1, like the real one)."""
-        if self._server is None:
-            raise RuntimeError("the fake API is not running")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def start(self) -> FakeChatCompletionsAPI:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.02},
-            name="fake-chat-completions-api",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> FakeChatCompletionsAPI:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+        return f"{super().base_url}/v1"
 
     # serving ---------------------------------------------------------------------------------------
-    def _handle(self, method: str, path: str, headers: Mapping[str, str], raw: bytes) -> Reply:
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except json.JSONDecodeError:
-            body = raw.decode("utf-8", errors="replace")
-        with self._changed:
-            self.requests.append(ReceivedRequest(method=method, path=path, headers=headers, body=body))
-            self._changed.notify_all()
+    def response_headers(self) -> Mapping[str, str]:
+        return {"x-request-id": f"req_fake{next_id()}"}
+
+    def handle(self, method: str, path: str, headers: Mapping[str, str], body: Any) -> Reply:
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
             return unauthorized()
         if method == "GET" and path == MODELS_PATH:
-            data = [
-                {"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "fake"}
-                for m in self.models
-            ]
-            return Reply(body={"object": "list", "data": data})
+            return Reply(body={"object": "list", "data": [_model_entry(m) for m in self.models]})
         if method == "GET" and path.startswith(MODELS_PATH + "/"):
             model = path[len(MODELS_PATH) + 1 :]
-            if model not in self.models:
-                return model_not_found(model)
-            return Reply(body={"id": model, "object": "model", "created": 1_700_000_000, "owned_by": "fake"})
+            return Reply(body=_model_entry(model)) if model in self.models else model_not_found(model)
         if method == "POST" and path == CHAT_PATH:
             if not isinstance(body, dict):
                 return bad_request("We could not parse the JSON body of your request.", param="body")
-            with self._changed:
-                reply = self._script.popleft() if self._script else self._outage
+            reply = self.scripted_reply(CHAT_PATH) or self._outage
             return reply if reply is not None else self._default(body)
         return error_reply(404, f"Invalid URL ({method} {path})", error_type="invalid_request_error")
 
 
-def _make_handler(api: FakeChatCompletionsAPI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def _serve(self, method: str) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            path = self.path.split("?", 1)[0]
-            reply = api._handle(method, path, {k.lower(): v for k, v in self.headers.items()}, raw)
-            payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-            try:
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.send_header("x-request-id", f"req_fake{next(_ids)}")
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def do_GET(self) -> None:
-            self._serve("GET")
-
-        def do_POST(self) -> None:
-            self._serve("POST")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    return Handler
+def _model_entry(model: str) -> dict[str, Any]:
+    return {"id": model, "object": "model", "created": 1_700_000_000, "owned_by": "fake"}
