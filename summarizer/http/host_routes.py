@@ -76,7 +76,9 @@ async def record_messages(agent_id: AgentId, request: Request, wired: Services) 
 
     The body is `{"messages": [...]}` in the canonical format of `summarizer ingest`. A bad message
     stores nothing and answers 422 with the reason the CLI would give, at `messages[N]`. A message whose
-    `id` is already stored with the same content is skipped, so a retried request stores nothing twice.
+    `id` is already stored with the same content is skipped, so a retried request stores nothing twice; a
+    message without an `id` gets the one `summarizer ingest` would derive (content, `created_at`, the id
+    before it in the body).
     """
     settings = wired.settings
     body = await _read_body(request, settings.api_max_request_bytes)

@@ -235,11 +235,28 @@ def test_derived_ids_are_stable_and_depend_on_position() -> None:
     first = [r.message.host_id for r in parse(lines, "openai")]
     assert first == [r.message.host_id for r in parse(lines, "openai")]
     assert len(set(first)) == 3
-    assert all(
-        host_id is None
-        for host_id in (
-            r.message.host_id for r in parse(jsonl({"kind": "user", "content": "x"}), "canonical")
-        )
+
+
+def test_canonical_messages_without_an_id_get_the_same_derived_ids_as_the_other_formats() -> None:
+    chat = jsonl({"role": "user", "content": "yes"}, {"role": "assistant", "content": "ok"})
+    canonical = jsonl({"kind": "user", "content": "yes"}, {"kind": "assistant", "content": "ok"})
+    ids = [r.message.host_id for r in parse(canonical, "canonical")]
+    assert ids == [r.message.host_id for r in parse(chat, "openai")]
+    assert all(i and i.startswith("~") for i in ids)
+    given = parse(jsonl({"kind": "user", "content": "yes", "id": "u1"}), "canonical")
+    assert given[0].message.host_id == "u1"
+
+
+def test_a_timestamp_is_part_of_a_derived_id() -> None:
+    def first_id(created_at: str) -> str | None:
+        line = jsonl({"kind": "user", "content": "yes", "created_at": created_at})
+        return parse(line, "canonical")[0].message.host_id
+
+    assert first_id("2026-01-01T10:00:00Z") == first_id("2026-01-01T11:00:00+01:00")  # the same instant
+    assert first_id("2026-01-01T10:00:00Z") != first_id("2026-01-01T10:00:01Z")
+    assert (
+        first_id("2026-01-01T10:00:00Z")
+        != parse(jsonl({"kind": "user", "content": "yes"}), "canonical")[0].message.host_id
     )
 
 
