@@ -97,6 +97,13 @@ class Summarizer:
             raise UnknownAgent(agent_id)
         return view
 
+    def exchange_messages(self, agent_id: str, exchange_id: int) -> tuple[StoredMessage, ...]:
+        """One exchange's messages, evicted or not (empty if the agent has no such exchange)."""
+        found = self.store.exchange_messages(agent_id, exchange_id)
+        if found is None:
+            raise UnknownAgent(agent_id)
+        return tuple(found)
+
     def summary(self, agent_id: str) -> Summary | None:
         """The agent's last committed summary (None before its first update); `UnknownAgent` if none."""
         if not self.store.agent_exists(agent_id):

@@ -1,4 +1,4 @@
-"""The host endpoints: record an agent's messages, read its context, summary and history.
+"""The host endpoints: record an agent's messages, read its context, summary, history and one exchange.
 
 Each answer is the document the matching CLI command prints with `--json`, built by the same functions.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from summarizer.engine.render import render_summary
@@ -17,6 +17,7 @@ from summarizer.http.auth import AgentId
 from summarizer.http.messages_body import parse_messages_body
 from summarizer.http.schemas import (
     ContextOut,
+    ExchangeMessagesOut,
     HistoryOut,
     Problem,
     RecordedReport,
@@ -35,6 +36,9 @@ READ_ERRORS: dict[int | str, dict[str, Any]] = {
     **AUTH_ERRORS,
     404: {"model": Problem, "description": "Unknown agent"},
 }
+
+EXCHANGE_ID_MAX = 2**31 - 1
+"""The largest exchange number the databases' INTEGER column holds."""
 
 router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])
 
@@ -76,7 +80,9 @@ async def record_messages(agent_id: AgentId, request: Request, wired: Services) 
 
     The body is `{"messages": [...]}` in the canonical format of `summarizer ingest`. A bad message
     stores nothing and answers 422 with the reason the CLI would give, at `messages[N]`. A message whose
-    `id` is already stored with the same content is skipped, so a retried request stores nothing twice.
+    `id` is already stored with the same content is skipped, so a retried request stores nothing twice; a
+    message without an `id` gets the one `summarizer ingest` would derive (content, `created_at`, the id
+    before it in the body).
     """
     settings = wired.settings
     body = await _read_body(request, settings.api_max_request_bytes)
@@ -125,3 +131,21 @@ def summary(
 def history(agent_id: AgentId, wired: Services) -> dict[str, Any]:
     """The sliding window: evicted exchanges, then the ones the LLM sees."""
     return history_json(wired.summarizer.history(agent_id))
+
+
+@router.get(
+    "/exchanges/{exchange_id}",
+    response_model=ExchangeMessagesOut,
+    responses={**AUTH_ERRORS, 404: {"model": Problem, "description": "Unknown agent or exchange"}},
+)
+def exchange_messages(
+    agent_id: AgentId,
+    exchange_id: Annotated[int, Path(ge=1, le=EXCHANGE_ID_MAX)],
+    wired: Services,
+) -> dict[str, Any]:
+    """One exchange's messages in conversation order, in the window or evicted: user and assistant text,
+    tool calls with their name and input, tool results. `exchange_id` is the `id` of `/history`."""
+    found = wired.summarizer.exchange_messages(agent_id, exchange_id)  # UnknownAgent: 404
+    if not found:
+        raise HTTPException(404, f"unknown exchange {exchange_id} of agent {agent_id!r}")
+    return {"agent_id": agent_id, "exchange_id": exchange_id, "messages": [message_json(m) for m in found]}

@@ -2,7 +2,9 @@
 
 Each message goes through the same strict JSON decoding and the same canonical parser as
 `summarizer ingest`, so a bad message gets the reason the CLI gives, at `messages[N]` instead of
-`FILE:LINE`. The whole body is checked before anything is stored.
+`FILE:LINE`. The whole body is checked before anything is stored. A message without an `id` gets the
+one `summarizer ingest` derives for it (its content, its timestamp when it has one, and the id before it
+in the body), so posting the same body again stores nothing new.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from summarizer.ingest.jsontext import DocumentError, compact_size, loads_strict
 from summarizer.ingest.lines import over_limit_reason
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.sequencing import ReadNotes, derive_missing_ids
 
 BODY = "body"
 BODY_KEYS = ("messages",)
@@ -36,7 +39,8 @@ def parse_messages_body(raw: bytes, agent_id: str, max_message_bytes: int) -> li
     except DocumentError as exc:
         raise InvalidMessage(exc.reason, BODY) from None
     messages = _messages_of(document)
-    return [_record(value, index, agent_id, max_message_bytes) for index, value in enumerate(messages)]
+    records = [_record(value, index, agent_id, max_message_bytes) for index, value in enumerate(messages)]
+    return list(derive_missing_ids(records, ReadNotes()))
 
 
 def _messages_of(document: Any) -> list[Any]:

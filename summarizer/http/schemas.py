@@ -140,6 +140,12 @@ class ExchangeOut(Document):
     title: str
 
 
+class ExchangeMessagesOut(Document):
+    agent_id: str
+    exchange_id: int
+    messages: list[MessageOut]
+
+
 class HistoryOut(Document):
     agent_id: str
     budget_tokens: int

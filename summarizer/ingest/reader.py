@@ -42,11 +42,11 @@ class InputFormat(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ReadOptions:
     """How to read: `strict_time` refuses timestamps that go back instead of raising them; `derive_ids`
-    (default: every format but canonical) gives messages without an id a stable one; `sidechains` says
-    what happens to a Claude Code sub-agent's events."""
+    gives messages without an id a stable one (see `sequencing`); `sidechains` says what happens to a
+    Claude Code sub-agent's events."""
 
     strict_time: bool = False
-    derive_ids: bool | None = None
+    derive_ids: bool = True
     sidechains: Sidechains = Sidechains.SKIP
 
 
@@ -117,15 +117,12 @@ def iter_stream_records(
 ) -> Iterator[IngestRecord]:
     """Records from an open binary stream; `label` names it in errors ("FILE:LINE")."""
     input_format = parse_format(fmt)
-    derive = (
-        options.derive_ids if options.derive_ids is not None else input_format is not InputFormat.CANONICAL
-    )
     records = _parsed(stream, label, input_format, default_agent, max_message_bytes, options)
     yield from sequence(
         records,
         notes if notes is not None else ReadNotes(),
         strict_time=options.strict_time,
-        derive_ids=derive,
+        derive_ids=options.derive_ids,
     )
 
 

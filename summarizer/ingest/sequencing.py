@@ -4,8 +4,9 @@
   before it; merged exports interleave) are raised to the previous message's time and counted, or, with
   `strict_time`, refused as the store would refuse them.
 - A tool call id used twice in one exchange is refused: a result could not say which call it answers.
-- Messages without a host id get one derived from their content and the id of the message before them
-  in the agent's stream, so the same input imported again derives the same ids and the store skips them.
+- Messages without a host id get one derived from their content, their timestamp when they have one, and
+  the id of the message before them in the agent's stream, so the same input imported again derives the
+  same ids and the store skips them.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import NewMessage
 from summarizer.ingest.records import IngestRecord
 
 DERIVED_PREFIX = "~"
@@ -46,33 +48,60 @@ def sequence(
     for record in records:
         stream = streams.setdefault(record.agent_id, _AgentStream())
         message = record.message
-        if message.host_id is not None and stream.seen.get(message.host_id) == message.identity():
+        if _resent(stream, message):
             yield record  # the same message twice: the store keeps one
             continue
-        if (
-            message.created_at is not None
-            and stream.last_time is not None
-            and message.created_at < stream.last_time
-        ):
-            if strict_time:
-                raise InvalidMessage(
-                    f"created_at {message.created_at.isoformat()} is before the previous message's "
-                    f"{stream.last_time.isoformat()} (timestamps must not decrease; without --strict-time "
-                    "it would be raised to the previous one)",
-                    message.where,
-                )
-            message = replace(message, created_at=stream.last_time)
-            notes.clamped_times += 1
-        if message.created_at is not None:
-            stream.last_time = message.created_at
+        message = _timed(stream, message, notes, strict_time)
         _check_call_id(stream, message.kind, message.tool_call_id, message.starts_exchange, message.where)
-        if message.host_id is None and derive_ids:
-            message = replace(message, host_id=derive_id(stream.last_id, message.identity()))
-            notes.derived_ids += 1
-        if message.host_id is not None:
-            stream.last_id = message.host_id
-            stream.seen[message.host_id] = message.identity()
+        message = _identified(stream, message, notes, derive_ids)
         yield record if message is record.message else IngestRecord(record.agent_id, message)
+
+
+def derive_missing_ids(records: Iterable[IngestRecord], notes: ReadNotes) -> Iterator[IngestRecord]:
+    """The id rule of `sequence` alone, for input whose timestamps and tool calls the store checks itself
+    (the HTTP API's request body): the same messages get the same ids by either path."""
+    streams: dict[str, _AgentStream] = {}
+    for record in records:
+        stream = streams.setdefault(record.agent_id, _AgentStream())
+        if _resent(stream, record.message):
+            yield record
+            continue
+        message = _identified(stream, record.message, notes, True)
+        yield record if message is record.message else IngestRecord(record.agent_id, message)
+
+
+def _resent(stream: _AgentStream, message: NewMessage) -> bool:
+    return message.host_id is not None and stream.seen.get(message.host_id) == message.identity()
+
+
+def _timed(stream: _AgentStream, message: NewMessage, notes: ReadNotes, strict_time: bool) -> NewMessage:
+    if (
+        message.created_at is not None
+        and stream.last_time is not None
+        and message.created_at < stream.last_time
+    ):
+        if strict_time:
+            raise InvalidMessage(
+                f"created_at {message.created_at.isoformat()} is before the previous message's "
+                f"{stream.last_time.isoformat()} (timestamps must not decrease; without --strict-time "
+                "it would be raised to the previous one)",
+                message.where,
+            )
+        message = replace(message, created_at=stream.last_time)
+        notes.clamped_times += 1
+    if message.created_at is not None:
+        stream.last_time = message.created_at
+    return message
+
+
+def _identified(stream: _AgentStream, message: NewMessage, notes: ReadNotes, derive: bool) -> NewMessage:
+    if message.host_id is None and derive:
+        message = replace(message, host_id=derive_id(stream.last_id, message))
+        notes.derived_ids += 1
+    if message.host_id is not None:
+        stream.last_id = message.host_id
+        stream.seen[message.host_id] = message.identity()
+    return message
 
 
 def _check_call_id(
@@ -87,7 +116,11 @@ def _check_call_id(
     stream.calls.add(call_id)
 
 
-def derive_id(previous: str, identity: tuple[object, ...]) -> str:
-    """A stable id: the hash of the message's content and of the id before it in the agent's stream."""
-    body = json.dumps([previous, *identity], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def derive_id(previous: str, message: NewMessage) -> str:
+    """A stable id: the hash of the message's content, its timestamp when it has one, and the id before it
+    in the agent's stream."""
+    parts: list[object] = [previous, *message.identity()]
+    if message.created_at is not None:
+        parts.append(message.created_at.astimezone(UTC).isoformat())
+    body = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return DERIVED_PREFIX + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]

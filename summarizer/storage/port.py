@@ -248,6 +248,11 @@ class ConversationStorePort(Protocol):
         """The agent's exchanges and window totals; None for an unknown agent."""
         ...
 
+    def exchange_messages(self, agent_id: str, exchange_id: int) -> list[StoredMessage] | None:
+        """One exchange's messages in conversation order (empty for an exchange the agent does not have);
+        None for an unknown agent."""
+        ...
+
     def unsummarized(self, agent_id: str) -> int:
         """How many evicted exchanges of the agent wait for a summary (0 for an unknown agent)."""
         ...

@@ -15,7 +15,7 @@ from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.storage import reading
 from summarizer.storage.conversations import ConversationStore, IngestReport
-from summarizer.storage.schema import agents
+from summarizer.storage.schema import agents, messages
 
 
 class SqlConversationStore:
@@ -59,6 +59,17 @@ class SqlConversationStore:
     def history(self, agent_id: str, default_budget: int) -> HistoryView | None:
         with self.db.read() as conn:
             return reading.load_history(conn, agent_id, default_budget)
+
+    def exchange_messages(self, agent_id: str, exchange_id: int) -> list[StoredMessage] | None:
+        with self.db.read() as conn:
+            if not reading.agent_exists(conn, agent_id):
+                return None
+            rows = conn.execute(
+                select(messages)
+                .where(messages.c.agent_id == agent_id, messages.c.exchange_id == exchange_id)
+                .order_by(messages.c.seq)
+            )
+            return [reading.message_from_row(r) for r in rows]
 
     def unsummarized(self, agent_id: str) -> int:
         with self.db.read() as conn:

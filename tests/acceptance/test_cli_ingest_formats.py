@@ -61,8 +61,8 @@ def context(env: dict[str, str], agent: str) -> list[dict[str, object]]:
             "88a8d761-7b9a-4bf1-a8ca-c1febe6bf358",
             3,
         ),
-        (FIXTURES / "responses" / "playground_request.json", "responses", "weather", 4),
-        (FIXTURES / "responses" / "gateway_response.json", "responses", "gateway", 1),
+        (FIXTURES / "responses" / "weather_function_call.jsonl", "responses", "weather", 4),
+        (FIXTURES / "responses" / "reasoning_response.json", "responses", "joke", 1),
         (FIXTURES / "sharegpt" / "glaive_toolcall_en_demo.json", "sharegpt", "glaive/1", 12),
     ],
 )

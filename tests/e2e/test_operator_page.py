@@ -2,7 +2,8 @@
 
 Seeded through the HTTP API and drained by `summarizer drain`, so the page shows a real summary. The test
 logs in (a wrong token first), reads the fleet, acknowledges an alert, opens an agent, clicks a summary item
-to see the exchanges it came from, and logs in again with a scoped token. Screenshots stay in tmp_path.
+to see the exchanges it came from, opens one of them to read its messages, and logs in again with a scoped
+token. Screenshots stay in tmp_path.
 """
 
 from __future__ import annotations
@@ -172,6 +173,22 @@ def test_the_operator_page_in_headless_chromium(served: str, tmp_path: Path) -> 
         )
         sources = visible_text(browser, "sources")
         assert "Run build 0" in sources  # the title of the first evicted exchange, from /history
+        assert "build 0 ok" not in sources
+
+        browser.script(
+            "Array.from(document.querySelectorAll('#sources .source'))"
+            ".find(row => row.textContent.includes('Run build 0')).querySelector('details summary').click()"
+        )
+        wait_on_page(
+            browser,
+            lambda: "build 0 ok" in visible_text(browser, "sources"),
+            "the exchange's messages",
+            tmp_path,
+        )
+        sources = visible_text(browser, "sources")  # from GET .../exchanges/ID of the server under test
+        assert "Build 0 passed: step0-0" in sources  # the assistant's text
+        assert " make · " in sources  # the tool call's name
+        assert '{"n":0}' in sources  # and its input
         browser.screenshot(tmp_path / "agent.png")
 
         # The panel's drawing of drops, given a ledger in the documented shape of GET .../provenance (the

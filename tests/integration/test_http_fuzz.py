@@ -39,6 +39,7 @@ OPERATIONS = [
     ("GET", "/v1/agents/{agent_id}/summary"),
     ("GET", "/v1/agents/{agent_id}/history"),
     ("GET", "/v1/agents/{agent_id}/provenance"),
+    ("GET", "/v1/agents/{agent_id}/exchanges/{exchange_id}"),
     ("GET", "/v1/queue"),
     ("POST", "/v1/agents/{agent_id}/requeue"),
     ("GET", "/v1/stats"),

@@ -1,4 +1,5 @@
-// The operator's page, part 3: one agent (tiers, each item's sources, the window, provenance).
+// The operator's page, part 3: one agent (tiers, each item's sources and their messages, the window,
+// provenance).
 "use strict";
 
 const TIERS = [
@@ -32,7 +33,7 @@ async function showAgent(id) {
     stat("Summary tokens", `${num(summary.token_count)} / ${num(summary.max_tokens)}`, meter(summary.token_count / summary.max_tokens)),
     stat("Window tokens", `${num(history.window_tokens)} / ${num(history.budget_tokens) || "∞"}`, `${plural(history.exchanges.length - evicted, "exchange")} in the window`),
     stat("Evicted exchanges", evicted, summary.covered_through_exchange_id ? `summarized through #${summary.covered_through_exchange_id}` : "none summarized yet"));
-  drawTiers(summary, exchanges);
+  drawTiers(summary, exchanges, base);
   drawWindow(context);
   drawProvenance(provenance, exchanges);
 }
@@ -48,12 +49,12 @@ function meter(share) {
   return bar;
 }
 
-function drawTiers(summary, exchanges) {
+function drawTiers(summary, exchanges, base) {
   const blocks = TIERS.map(([tier, heading]) => {
     const items = summary.tiers[tier] || [];
     const list = items.map((item) => el("li", { class: "item", tabindex: "0", "data-item": item.id,
-      onclick: (ev) => selectItem(ev.currentTarget, item, exchanges),
-      onkeydown: (ev) => { if (ev.key === "Enter") selectItem(ev.currentTarget, item, exchanges); } },
+      onclick: (ev) => selectItem(ev.currentTarget, item, exchanges, base),
+      onkeydown: (ev) => { if (ev.key === "Enter") selectItem(ev.currentTarget, item, exchanges, base); } },
       el("div", { class: "item-text" }, item.text),
       el("div", { class: "item-meta" }, el("span", { class: `badge imp-${item.importance}` }, item.importance),
         ` ${num(item.source_tokens)} source tokens · ${item.exchange_ids.length === 1 ? "exchange" : "exchanges"} ${rangeText(item.exchange_ids)} · ${when(item.ended_at)}`)));
@@ -71,25 +72,52 @@ function rangeText(ids) {
     ? `#${sorted[0]}–#${sorted[sorted.length - 1]}` : sorted.map((i) => `#${i}`).join(", ");
 }
 
-function selectItem(node, item, exchanges) {
+function selectItem(node, item, exchanges, base) {
   for (const other of document.querySelectorAll(".item.selected")) other.classList.remove("selected");
   node.classList.add("selected");
   const rows = item.exchange_ids.map((id) => {
     const e = exchanges.get(id);
     if (!e) return el("li", { class: "source" }, `Exchange #${id} (no longer in the history)`);
-    return el("li", { class: "source" }, el("div", { class: "source-title" }, `#${e.id} ${e.title}`),
+    return el("li", { class: "source", "data-exchange": e.id }, el("div", { class: "source-title" }, `#${e.id} ${e.title}`),
       el("div", { class: "muted small" }, `${plural(e.message_count, "message")} · ${num(e.tokens)} tokens · started ${when(e.started_at)}` +
-        (e.evicted_at ? ` · evicted ${when(e.evicted_at)}${e.evict_reason ? ` (${e.evict_reason})` : ""}` : " · in the window")));
+        (e.evicted_at ? ` · evicted ${when(e.evicted_at)}${e.evict_reason ? ` (${e.evict_reason})` : ""}` : " · in the window")),
+      exchangeMessages(base, e));
   });
   fill("sources", el("p", { class: "small" }, `Item ${item.id} was made from ${plural(item.exchange_ids.length, "exchange")}:`),
     el("ul", { class: "sources" }, rows));
 }
 
-function drawWindow(context) {
-  const messages = context.messages.map((m) => el("li", { class: `msg ${m.kind}` },
+// An exchange's messages behind a disclosure, fetched from /exchanges/ID the first time it is opened.
+function exchangeMessages(base, exchange) {
+  const holder = el("div", {}, el("p", { class: "muted small" }, "Loading…"));
+  let loaded = false;
+  async function load(ev) {
+    if (!ev.currentTarget.open || loaded) return;
+    loaded = true;
+    try {
+      const answer = await api(`${base}/exchanges/${exchange.id}`);
+      holder.replaceChildren(el("ul", { class: "msgs" }, answer.messages.map((m) => messageItem(m, when(m.created_at)))));
+    } catch (error) {
+      if (error.status === 401) return; // api() has logged out
+      loaded = false; // closing and opening again retries
+      holder.replaceChildren(el("p", { class: "error" }, `The messages could not be read (${error.message}).`));
+    }
+  }
+  return el("details", { class: "exchange", ontoggle: load },
+    el("summary", {}, `Show ${exchange.message_count === 1 ? "its message" : `its ${num(exchange.message_count)} messages`}`), holder);
+}
+
+// One stored message: its kind, the tool's name, where it sits, then its text and a tool call's input.
+function messageItem(m, place) {
+  const input = m.input === null || m.input === undefined ? "" : JSON.stringify(m.input);
+  return el("li", { class: `msg ${m.kind}` },
     el("div", { class: "msg-head" }, el("span", { class: "kind" }, m.kind), m.name ? ` ${m.name}` : "",
-      m.exchange_id ? el("span", { class: "muted" }, ` · exchange #${m.exchange_id}`) : el("span", { class: "muted" }, " · preamble")),
-    el("div", { class: "msg-body" }, m.content || (m.input ? JSON.stringify(m.input) : ""))));
+      m.is_error ? [" ", el("span", { class: "badge failed" }, "error")] : null, el("span", { class: "muted" }, ` · ${place}`)),
+    el("div", { class: "msg-body" }, [m.content, input].filter(Boolean).join("\n")));
+}
+
+function drawWindow(context) {
+  const messages = context.messages.map((m) => messageItem(m, m.exchange_id ? `exchange #${m.exchange_id}` : "preamble"));
   const rendered = el("details", {}, el("summary", {}, "The summary as the model sees it"), el("pre", {}, context.summary));
   fill("window", rendered, messages.length ? el("ul", { class: "msgs" }, messages) : el("p", { class: "muted" }, "The window is empty."));
 }

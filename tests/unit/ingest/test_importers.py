@@ -103,19 +103,33 @@ def test_claude_code_event_without_session_or_agent_is_refused() -> None:
     )
 
 
-def test_responses_fixture_request_body_with_system_input_and_function_output() -> None:
-    text = (FIXTURES / "responses" / "playground_request.json").read_text(encoding="utf-8")
+def test_responses_fixture_response_keeps_the_message_and_leaves_out_reasoning() -> None:
+    text = (FIXTURES / "responses" / "reasoning_response.json").read_text(encoding="utf-8")
+    (record,) = parse(text, "responses", agent="joke")
+    assert record.message.kind is Kind.ASSISTANT
+    assert (
+        record.message.content == "Why don\u2019t scientists trust atoms?  \nBecause they make up everything!"
+    )
+    assert record.message.host_id == "msg_6820f3854688819187769ff582b170a60ac5ba57aafcbac7"
+
+
+def test_responses_fixture_items_pair_the_function_call_with_its_output() -> None:
+    text = (FIXTURES / "responses" / "weather_function_call.jsonl").read_text(encoding="utf-8")
     records = parse(text, "responses", agent="w")
-    assert [r.message.kind for r in records] == [Kind.SYSTEM, Kind.USER, Kind.TOOL_CALL, Kind.TOOL_RESULT]
-    assert records[2].message.input == {"us_city": "Toledo"}
-    assert all(r.message.host_id for r in records)  # derived
+    assert [r.message.kind for r in records] == [Kind.USER, Kind.TOOL_CALL, Kind.TOOL_RESULT, Kind.ASSISTANT]
+    call, result = records[1].message, records[2].message
+    assert call.input == {"latitude": 48.8566, "longitude": 2.3522}
+    assert call.host_id == "fc_68210c78357c8191977197499d5de6ca00c77cc15fd2f785"
+    assert result.tool_call_id == call.tool_call_id == "call_9ylqPOZUyFEwhxvBwgpNDqPT"
+    assert all(r.message.host_id for r in records)  # derived where the item has no id
 
 
-def test_responses_fixture_with_object_arguments_uses_the_item_id() -> None:
-    text = (FIXTURES / "responses" / "gateway_response.json").read_text(encoding="utf-8")
-    (record,) = parse(text, "responses", agent="g")
+def test_responses_function_call_arguments_given_as_an_object_are_accepted() -> None:
+    # Some OpenAI-compatible gateways answer with `arguments` as a JSON object instead of a string.
+    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calculate"}
+    (record,) = parse(jsonl({**item, "arguments": {"expression": "25*4"}}), "responses", agent="g")
     assert record.message.input == {"expression": "25*4"}
-    assert record.message.host_id == "fc_09b8eb7c272559fc0069affbabb0288194b63aa879435c7cd0"
+    assert record.message.host_id == "fc_1"
 
 
 def test_responses_reasoning_is_left_out_and_built_in_tools_are_tool_activity() -> None:
@@ -221,11 +235,28 @@ def test_derived_ids_are_stable_and_depend_on_position() -> None:
     first = [r.message.host_id for r in parse(lines, "openai")]
     assert first == [r.message.host_id for r in parse(lines, "openai")]
     assert len(set(first)) == 3
-    assert all(
-        host_id is None
-        for host_id in (
-            r.message.host_id for r in parse(jsonl({"kind": "user", "content": "x"}), "canonical")
-        )
+
+
+def test_canonical_messages_without_an_id_get_the_same_derived_ids_as_the_other_formats() -> None:
+    chat = jsonl({"role": "user", "content": "yes"}, {"role": "assistant", "content": "ok"})
+    canonical = jsonl({"kind": "user", "content": "yes"}, {"kind": "assistant", "content": "ok"})
+    ids = [r.message.host_id for r in parse(canonical, "canonical")]
+    assert ids == [r.message.host_id for r in parse(chat, "openai")]
+    assert all(i and i.startswith("~") for i in ids)
+    given = parse(jsonl({"kind": "user", "content": "yes", "id": "u1"}), "canonical")
+    assert given[0].message.host_id == "u1"
+
+
+def test_a_timestamp_is_part_of_a_derived_id() -> None:
+    def first_id(created_at: str) -> str | None:
+        line = jsonl({"kind": "user", "content": "yes", "created_at": created_at})
+        return parse(line, "canonical")[0].message.host_id
+
+    assert first_id("2026-01-01T10:00:00Z") == first_id("2026-01-01T11:00:00+01:00")  # the same instant
+    assert first_id("2026-01-01T10:00:00Z") != first_id("2026-01-01T10:00:01Z")
+    assert (
+        first_id("2026-01-01T10:00:00Z")
+        != parse(jsonl({"kind": "user", "content": "yes"}), "canonical")[0].message.host_id
     )
 
 
