@@ -64,5 +64,7 @@ def loads_strict(text: str) -> Any:
 
 
 def compact_size(value: Any) -> int:
-    """UTF-8 size of a value written compactly: the size of a message that came inside a larger document."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    """UTF-8 size of a value written compactly: the size of a message that came inside a larger document.
+    A lone surrogate counts its three bytes here; the parsers refuse it with a reason."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -95,12 +95,15 @@ def _timed(stream: _AgentStream, message: NewMessage, notes: ReadNotes, strict_t
 
 
 def _identified(stream: _AgentStream, message: NewMessage, notes: ReadNotes, derive: bool) -> NewMessage:
-    if message.host_id is None and derive:
-        message = replace(message, host_id=derive_id(stream.last_id, message))
+    if message.host_id is None and not derive:
+        return message
+    identity = message.identity()
+    if message.host_id is None:
+        message = replace(message, host_id=derive_id(stream.last_id, identity, message.created_at))
         notes.derived_ids += 1
-    if message.host_id is not None:
-        stream.last_id = message.host_id
-        stream.seen[message.host_id] = message.identity()
+    assert message.host_id is not None
+    stream.last_id = message.host_id
+    stream.seen[message.host_id] = identity
     return message
 
 
@@ -116,11 +119,13 @@ def _check_call_id(
     stream.calls.add(call_id)
 
 
-def derive_id(previous: str, message: NewMessage) -> str:
-    """A stable id: the hash of the message's content, its timestamp when it has one, and the id before it
-    in the agent's stream."""
-    parts: list[object] = [previous, *message.identity()]
-    if message.created_at is not None:
-        parts.append(message.created_at.astimezone(UTC).isoformat())
-    body = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return DERIVED_PREFIX + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+def derive_id(previous: str, identity: tuple[object, ...], created_at: datetime | None) -> str:
+    """A stable id: the hash of the message's content (`identity`), its timestamp when it has one, and the
+    id before it in the agent's stream."""
+    parts: list[object] = [previous, *identity]
+    if created_at is not None:
+        parts.append(created_at.astimezone(UTC).isoformat())
+    return DERIVED_PREFIX + hashlib.sha256(_HASHED_JSON.encode(parts).encode("utf-8")).hexdigest()[:32]
+
+
+_HASHED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))

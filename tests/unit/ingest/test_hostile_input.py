@@ -126,3 +126,28 @@ def test_numbers_beyond_a_double_are_refused(fmt: str, number: str) -> None:
     line = '{"agent": "a", "kind": "tool_call", "content": "", "tool_call_id": "c", "name": "n", '
     with pytest.raises(InvalidMessage, match="too large to store"):
         parse((line + f'"input": {number}}}\n').encode(), fmt, agent="a")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    fmt=st.sampled_from(["openai", "anthropic", "responses", "sharegpt"]),
+    objects=st.lists(OBJECTS, min_size=1, max_size=4),
+)
+def test_structured_garbage_in_one_document_is_parsed_or_refused(
+    fmt: str, objects: list[dict[str, Any]]
+) -> None:
+    _survives(json.dumps(objects, indent=1).encode(), fmt)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "document"),
+    [
+        ("openai", [{"role": "user", "content": "\ud800"}]),
+        ("anthropic", [{"role": "user", "content": "\ud800"}]),
+        ("responses", {"input": [{"role": "user", "content": "\ud800"}]}),
+        ("sharegpt", [{"conversations": [{"from": "human", "value": "\ud800"}]}]),
+    ],
+)
+def test_a_lone_surrogate_inside_a_document_is_refused_with_a_reason(fmt: str, document: object) -> None:
+    with pytest.raises(InvalidMessage, match="unpaired surrogate escape in"):
+        parse(json.dumps(document).encode(), fmt, agent="a")
