@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,3 +57,42 @@ def test_embedded_database_is_upgraded_on_first_use_but_shared_one_is_not(tmp_pa
         migrations.ensure_schema(database, auto_upgrade=False)
     migrations.ensure_schema(database, auto_upgrade=True)
     assert migrations.current_revision(database) == migrations.head_revision(database)
+
+
+def test_schema_head_names_the_newest_migration(tmp_path: Path) -> None:
+    database = connect_database(f"sqlite:///{(tmp_path / 'head.db').as_posix()}")
+    try:
+        assert migrations.head_revision(database) == migrations.SCHEMA_HEAD
+    finally:
+        database.dispose()
+
+
+def test_a_current_database_is_checked_without_loading_alembic(tmp_path: Path) -> None:
+    url = f"sqlite:///{(tmp_path / 'current.db').as_posix()}"
+    database = connect_database(url)
+    migrations.upgrade(database)
+    database.dispose()
+    probe = (
+        "import sys\n"
+        "from summarizer.storage.database import connect_database\n"
+        "from summarizer.storage.migrations import ensure_schema\n"
+        f"ensure_schema(connect_database({url!r}), auto_upgrade=False)\n"
+        "print(sorted(m for m in sys.modules if m == 'alembic' or m.startswith('alembic.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_database_behind_is_still_refused_by_alembics_own_check(tmp_path: Path) -> None:
+    database = connect_database(f"sqlite:///{(tmp_path / 'behind.db').as_posix()}")
+    try:
+        migrations.upgrade(database, "0005")
+        with pytest.raises(
+            migrations.SchemaOutOfDate, match=f"at 0005, this version needs {migrations.SCHEMA_HEAD}"
+        ):
+            migrations.ensure_schema(database, auto_upgrade=False)
+    finally:
+        database.dispose()
