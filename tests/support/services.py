@@ -11,6 +11,7 @@ import secrets
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from alembic import command
@@ -52,7 +53,14 @@ def pg_admin_url() -> str:
 
 
 def redis_url() -> str:
-    return _TEST_REDIS_URL
+    """The test Redis; under pytest-xdist each worker gets a database of its own (gw0 the configured one,
+    gw1 the next, ...), so parallel tests never see each other's queues or keys."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return _TEST_REDIS_URL
+    parts = urlsplit(_TEST_REDIS_URL)
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(base + int(worker[2:])) % 16}"))
 
 
 def alembic_config(url: str) -> Config:
