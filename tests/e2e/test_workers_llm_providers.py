@@ -4,6 +4,7 @@ fake Messages API) without parking anyone."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,7 +97,19 @@ def test_an_outage_of_the_primary_is_ridden_out_on_the_fallback(
             chat_api.end_outage()
             feed(store, "after", 8)
             wait_for(lambda: facts(embedded_db, "after").folded >= 5, 120, "summaries after the outage")
-            wait_for(lambda: len(chat_api.chat_requests()) > during_outage, 30, "the primary to be probed")
+            # The breaker probes the primary with an update that comes due after its probe time: keep work
+            # coming (one more agent every 2 s) until one has gone to the primary.
+            fed = [time.monotonic()]
+
+            def primary_probed() -> bool:
+                if len(chat_api.chat_requests()) > during_outage:
+                    return True
+                if time.monotonic() - fed[-1] > 2:
+                    feed(store, f"probe{len(fed)}", 4)
+                    fed.append(time.monotonic())
+                return False
+
+            wait_for(primary_probed, 60, "the primary to be probed")
         finally:
             fleet.close()
     for agent_id in ("f1", "f2", "f3", "after"):
