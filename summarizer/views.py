@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -10,14 +11,22 @@ from summarizer.domain.messages import StoredMessage
 from summarizer.engine.model import Summary, in_time_order
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 from summarizer.humanize import age, tokens_short
+from summarizer.service.ledger import LedgerEntry
 
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def history_json(view: HistoryView) -> dict[str, Any]:
-    return {
+def ledger_entry_json(e: LedgerEntry) -> dict[str, Any]:
+    """One exchange's ledger entry: id, state, item_id, version, reason, and detail when dropped."""
+    return {k: v for k, v in e.to_json().items() if k != "detail" or e.state == "dropped"}
+
+
+def history_json(view: HistoryView, ledger: Sequence[LedgerEntry] | None = None) -> dict[str, Any]:
+    """The history document; with `ledger`, each exchange carries its `provenance` (its ledger entry
+    without the id, None for an exchange the ledger does not list)."""
+    doc: dict[str, Any] = {
         "agent_id": view.agent_id,
         "budget_tokens": view.budget_tokens,
         "window_tokens": view.window_tokens,
@@ -35,6 +44,12 @@ def history_json(view: HistoryView) -> dict[str, Any]:
             for e in view.exchanges
         ],
     }
+    if ledger is not None:
+        by_id = {e.id: ledger_entry_json(e) for e in ledger}
+        for exchange in doc["exchanges"]:
+            found = by_id.get(exchange["id"])
+            exchange["provenance"] = {k: v for k, v in found.items() if k != "id"} if found else None
+    return doc
 
 
 def _exchange_line(e: ExchangeView, now: datetime, newest: bool) -> str:

@@ -60,17 +60,12 @@ def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidec
 def history(agent_id: str, as_json: bool) -> None:
     """The sliding-window view: evicted exchanges, then the ones the LLM sees; where each evicted exchange
     went (with --json: each exchange's `provenance`, as `summarizer provenance --json` gives it)."""
-    from summarizer.cli.commands_provenance import entry_json, ledger_lines
+    from summarizer.cli.commands_provenance import ledger_lines
 
     rt = open_runtime()
     view = rt.summarizer.history(agent_id)
     if as_json:
-        payload = history_json(view)
-        ledger = {e.id: entry_json(e) for e in rt.provenance().ledger(agent_id)}
-        for exchange in payload["exchanges"]:
-            found = ledger.get(exchange["id"])
-            exchange["provenance"] = {k: v for k, v in found.items() if k != "id"} if found else None
-        click.echo(json.dumps(payload, indent=2))
+        click.echo(json.dumps(history_json(view, rt.provenance().ledger(agent_id)), indent=2))
     else:
         click.echo(history_text(view, datetime.now(UTC)))
         went = ledger_lines(rt.provenance().ledger(agent_id))

@@ -12,6 +12,7 @@ from summarizer.cli.runtime import open_runtime
 from summarizer.engine.model import SummaryItem
 from summarizer.service.ledger import LedgerEntry
 from summarizer.service.provenance import Provenance, VersionDiff
+from summarizer.views import ledger_entry_json
 
 
 def _facade() -> Provenance:
@@ -31,11 +32,6 @@ def ledger_lines(entries: list[LedgerEntry]) -> list[str]:
     return lines
 
 
-def entry_json(e: LedgerEntry) -> dict[str, Any]:
-    """One exchange's ledger entry: id, state, item_id, version, reason, and detail when dropped."""
-    return {k: v for k, v in e.to_json().items() if k != "detail" or e.state == "dropped"}
-
-
 @click.command()
 @click.argument("agent_id")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -43,7 +39,7 @@ def provenance(agent_id: str, as_json: bool) -> None:
     """Where each of AGENT_ID's exchanges is: waiting, summarized (by which item), dropped (why), in the window."""
     entries = _facade().ledger(agent_id)
     if as_json:
-        payload = {"agent_id": agent_id, "exchanges": [entry_json(e) for e in entries]}
+        payload = {"agent_id": agent_id, "exchanges": [ledger_entry_json(e) for e in entries]}
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     counts: dict[str, int] = {}

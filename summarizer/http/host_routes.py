@@ -129,8 +129,11 @@ def summary(
 
 @router.get("/history", response_model=HistoryOut, responses=READ_ERRORS)
 def history(agent_id: AgentId, wired: Services) -> dict[str, Any]:
-    """The sliding window: evicted exchanges, then the ones the LLM sees."""
-    return history_json(wired.summarizer.history(agent_id))
+    """The sliding window: evicted exchanges, then the ones the LLM sees, each with where it went (its
+    `provenance`, as `summarizer history --json` gives it)."""
+    view = wired.summarizer.history(agent_id)
+    ledger = wired.provenance.ledger(agent_id) if wired.provenance is not None else None
+    return history_json(view, ledger)
 
 
 @router.get(

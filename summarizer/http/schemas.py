@@ -129,6 +129,17 @@ class SummaryOut(Document):
     markdown: str
 
 
+class ExchangeProvenanceOut(Document):
+    """Where an exchange is: `in_window`, `waiting`, `summarized` (item and version) or `dropped` (version,
+    reason, and the detail of the drop)."""
+
+    state: str
+    item_id: str | None
+    version: int | None
+    reason: str | None
+    detail: str | None = None
+
+
 class ExchangeOut(Document):
     id: int
     state: str
@@ -138,6 +149,8 @@ class ExchangeOut(Document):
     started_at: str | None
     evicted_at: str | None
     title: str
+    provenance: ExchangeProvenanceOut | None = None
+    """As `GET .../provenance` lists it (absent when the server has no ledger wired)."""
 
 
 class ExchangeMessagesOut(Document):

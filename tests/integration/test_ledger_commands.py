@@ -95,6 +95,15 @@ def test_an_exchange_given_up_on_shows_the_same_cause_in_alerts_and_provenance(
         assert provenance == {k: v for k, v in ledger[x].items() if k != "id"}
         assert (provenance["state"] == "in_window") == (entry["state"] == "window")
     assert by_id[poison]["provenance"]["reason"] == "unsummarizable"
+    # The HTTP API's history carries the same provenance (its schema always has `detail`, null unless dropped).
+    served = client.get(f"/v1/agents/{AGENT}/history")
+    assert served.status_code == 200
+    assert {e["id"]: {**e["provenance"], "detail": None} for e in served.json()["exchanges"]} == {
+        x: {**e["provenance"], "detail": None} for x, e in by_id.items()
+    }
+    assert next(e for e in served.json()["exchanges"] if e["id"] == poison)["provenance"]["detail"] == (
+        f"max_tokens: {CAUSE}"
+    )
     summarized = [e["provenance"] for e in history["exchanges"] if e["provenance"]["state"] == "summarized"]
     assert summarized
     assert all(p["item_id"] and p["version"] for p in summarized)
