@@ -41,7 +41,9 @@ bootstrap() {
   if ! command -v uv >/dev/null 2>&1 && ! python3 -m uv --version >/dev/null 2>&1; then
     python3 -m pip install --quiet --disable-pip-version-check uv
   fi
-  uv_cmd sync --frozen --quiet
+  # Bytecode compiled once at install: where PYTHONDONTWRITEBYTECODE is set, every process (each CLI call,
+  # each worker) would otherwise compile its ~450 library modules again, about 2 s of start-up.
+  uv_cmd sync --frozen --quiet --compile-bytecode
   if [ "${1:-}" != "--no-browser" ]; then
     ensure_chromium
   fi
