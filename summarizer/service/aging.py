@@ -10,7 +10,7 @@ import structlog
 from summarizer.domain.clock import Clock
 from summarizer.engine.engine import SummaryEngine
 from summarizer.service.results import AgingReport
-from summarizer.storage.port import StaleSummary, UpdateStore, VersionWrite
+from summarizer.storage.port import UpdateStore, VersionWrite
 
 log = structlog.get_logger("summarizer.worker")
 AGING_PAGE = 500
@@ -43,7 +43,7 @@ class Aging:
         now = now or self._clock()
         report = AgingReport()
         if agent_id is not None:
-            self._age_one(agent_id, now, report)
+            self.age_page([agent_id], now, report)
             return report
         after = ""
         while True:
@@ -83,21 +83,3 @@ class Aging:
         names = self.store.agents_due_for_aging(now.date(), AGING_PAGE, after)
         self.age_page(names, now, report)
         return AgingPage(report.agents, names[-1] if len(names) == AGING_PAGE else None)
-
-    def _age_one(self, agent_id: str, now: datetime, report: AgingReport) -> None:
-        summary = self.store.load_summary(agent_id)
-        if summary is None:
-            return
-        result = self.engine.age(summary, now)
-        if result.skipped:
-            return
-        try:
-            made = VersionWrite("aging", drops=result.forgotten)
-            self.store.swap_summary(result.summary, summary.version, made)
-        except StaleSummary:
-            return
-        report.agents += 1
-        report.moved += result.moved
-        report.dropped += result.dropped
-        if result.moved or result.dropped:
-            log.info("summary.aged", agent_id=agent_id, moved=result.moved, dropped=result.dropped)
