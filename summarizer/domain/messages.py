@@ -39,6 +39,23 @@ class NewMessage:
         """What must match for a re-sent message with the same host id to count as the same message."""
         return (self.kind.value, self.content, self.tool_call_id, self.name, self.input, self.is_error)
 
+    def with_host_id(self, host_id: str) -> NewMessage:
+        """This message with `host_id`: `dataclasses.replace` without its field-by-field introspection,
+        which was a sixth of the cost of reading an id-less message (a test keeps the two equal)."""
+        return NewMessage(
+            self.kind,
+            self.content,
+            self.tool_call_id,
+            self.name,
+            self.input,
+            self.is_error,
+            self.tokens,
+            self.created_at,
+            host_id,
+            self.continues_exchange,
+            self.where,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StoredMessage:

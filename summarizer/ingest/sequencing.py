@@ -99,7 +99,7 @@ def _identified(stream: _AgentStream, message: NewMessage, notes: ReadNotes, der
         return message
     identity = message.identity()
     if message.host_id is None:
-        message = replace(message, host_id=derive_id(stream.last_id, identity, message.created_at))
+        message = message.with_host_id(derive_id(stream.last_id, identity, message.created_at))
         notes.derived_ids += 1
     assert message.host_id is not None
     stream.last_id = message.host_id
