@@ -48,15 +48,20 @@ def _clip(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# One decoder for every document: `json.loads` with hooks builds a new decoder (and scanner) per call.
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_object_without_duplicates,
+    parse_constant=_reject_constant,
+    parse_float=_finite_float,
+)
+
+
 def loads_strict(text: str) -> Any:
     """Decode `text`; DocumentError says what is wrong and where."""
     try:
-        return json.loads(
-            text,
-            object_pairs_hook=_object_without_duplicates,
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-        )
+        if text.startswith("\ufeff"):  # as json.loads refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise DocumentError(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno, exc.pos) from None
     except RecursionError:
