@@ -23,7 +23,12 @@ from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.history import HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
-from summarizer.storage.alerts import EXCHANGE_UNSUMMARIZABLE, SUMMARY_UPDATES_FAILING, AlertDraft
+from summarizer.storage.alerts import (
+    EVENT_KINDS,
+    EXCHANGE_UNSUMMARIZABLE,
+    SUMMARY_UPDATES_FAILING,
+    AlertDraft,
+)
 from summarizer.storage.batch_reads import AgentState, EvictedBatch
 from summarizer.storage.conversations import IngestReport
 from summarizer.storage.queue import LEASE_EXPIRED_ERROR, Claim, LostClaim, QueueRow
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection
 
 __all__ = [
+    "EVENT_KINDS",
     "EXCHANGE_UNSUMMARIZABLE",
     "LEASE_EXPIRED_ERROR",
     "SUMMARY_UPDATES_FAILING",
@@ -290,5 +296,6 @@ class AlertStore(Protocol):
         ...
 
     def acknowledge(self, alert_id: int, now: datetime) -> AlertRecord | None:
-        """Stamp `acknowledged_at` (the first acknowledgement wins); None for an unknown id."""
+        """Stamp `acknowledged_at` (the first acknowledgement wins) and close an event alert (a kind in
+        `EVENT_KINDS`: nothing is left to watch); None for an unknown id."""
         ...

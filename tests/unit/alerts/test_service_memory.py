@@ -12,7 +12,7 @@ from summarizer.alerting.sinks import Notice
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.alert_rules import FAILURE_RATE_HIGH, AlertThresholds
 from summarizer.domain.update_stats import UpdateStats
-from summarizer.storage.port import AlertDraft
+from summarizer.storage.port import EVENT_KINDS, AlertDraft
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -68,9 +68,12 @@ class FakeAlertStore:
         return chosen[:limit] if limit is not None else chosen
 
     def acknowledge(self, alert_id: int, now: datetime) -> AlertRecord | None:
+        def seen(r: AlertRecord) -> AlertRecord:
+            closes = r.kind in EVENT_KINDS and r.resolved_at is None
+            return replace(r, acknowledged_at=now, resolved_at=now if closes else r.resolved_at)
+
         self.records = [
-            replace(r, acknowledged_at=now) if r.id == alert_id and r.acknowledged_at is None else r
-            for r in self.records
+            seen(r) if r.id == alert_id and r.acknowledged_at is None else r for r in self.records
         ]
         return next((r for r in self.records if r.id == alert_id), None)
 
