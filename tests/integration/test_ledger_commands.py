@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from summarizer.cli.main import cli
 from summarizer.composition import build_sql_store, build_worker_config
 from summarizer.domain.tokens import ByteEstimateCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
@@ -19,7 +16,7 @@ from summarizer.llm.fake import FakeLLM
 from summarizer.service.update import UpdateService
 from summarizer.settings import Settings
 from summarizer.storage.database import Database
-from tests.support.http_api import api_client, exchange, hermetic_settings
+from tests.support.http_api import api_client, cli_settings, exchange, invoke
 
 AGENT = "team-a/coder"
 CAUSE = "the answer stopped at the output limit"
@@ -28,18 +25,10 @@ PROVENANCE_KEYS = {"state", "item_id", "version", "reason"}
 
 @pytest.fixture
 def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
-    url = db.url.render_as_string(hide_password=False)
-    wired = hermetic_settings(monkeypatch, tmp_path, window_tokens=200, batch_size=1, database_url=url)
-    monkeypatch.setenv("SUMMARIZER_DATABASE_URL", url)
-    monkeypatch.setenv("SUMMARIZER_LLM", "fake")
-    monkeypatch.setenv("SUMMARIZER_DATA_DIR", str(tmp_path / "data"))
-    return wired
+    return cli_settings(monkeypatch, tmp_path, db)
 
 
-def run(*args: str) -> Any:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
+run = invoke
 
 
 class PoisonedFakeLLM:

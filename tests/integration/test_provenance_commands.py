@@ -6,35 +6,32 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from summarizer.cli.main import cli
 from summarizer.composition import build_http_app, build_update_service
 from summarizer.settings import Settings
 from summarizer.storage.database import Database
-from tests.support.http_api import SCOPED_TOKEN, api_client, bearer, canonical, exchange, hermetic_settings
+from tests.support.http_api import (
+    SCOPED_TOKEN,
+    api_client,
+    bearer,
+    canonical,
+    cli_settings,
+    exchange,
+    invoke,
+)
 
 AGENT = "team-a/coder"
 
 
 @pytest.fixture
 def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
-    url = db.url.render_as_string(hide_password=False)
-    wired = hermetic_settings(monkeypatch, tmp_path, window_tokens=200, batch_size=1, database_url=url)
-    monkeypatch.setenv("SUMMARIZER_DATABASE_URL", url)
-    monkeypatch.setenv("SUMMARIZER_LLM", "fake")
-    monkeypatch.setenv("SUMMARIZER_DATA_DIR", str(tmp_path / "data"))
-    return wired
+    return cli_settings(monkeypatch, tmp_path, db)
 
 
-def run(*args: str) -> Any:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
+run = invoke
 
 
 def _record(client: TestClient, agent: str, first: int, count: int) -> None:

@@ -46,3 +46,25 @@ def exchange(n: int, words: int = 30) -> list[dict[str, Any]]:
         canonical("user", f"Question {n}: {text}", id=f"u{n}"),
         canonical("assistant", f"Answer {n}: {text}", id=f"a{n}"),
     ]
+
+
+def cli_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
+    """Settings for commands run in-process (`invoke`) against `db`: small windows, the fake LLM, a data
+    directory under `tmp_path`; the same values reach the CLI through the environment."""
+    url = db.url.render_as_string(hide_password=False)
+    wired = hermetic_settings(monkeypatch, tmp_path, window_tokens=200, batch_size=1, database_url=url)
+    monkeypatch.setenv("SUMMARIZER_DATABASE_URL", url)
+    monkeypatch.setenv("SUMMARIZER_LLM", "fake")
+    monkeypatch.setenv("SUMMARIZER_DATA_DIR", str(tmp_path / "data"))
+    return wired
+
+
+def invoke(*args: str) -> str:
+    """Run `summarizer ARGS` in-process; its output (a non-zero exit fails the test)."""
+    from click.testing import CliRunner
+
+    from summarizer.cli.main import cli
+
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
