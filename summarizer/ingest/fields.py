@@ -168,3 +168,31 @@ def _locate_problem(value: object, path: str) -> None:
                 stack.append((child, f"{path}.{key}" if path else key))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{index}]") for index, child in reversed(list(enumerate(item))))
+
+
+def joined_parts(
+    content: object, text_parts: Mapping[str, str], placeholders: Mapping[str, str], field: str = "content"
+) -> str:
+    """A message's `content` (or another `field`) as one string: a string as it is, an array of content
+    parts joined with newlines. A part whose type is in `text_parts` gives the string under the key it
+    names; one whose type is in `placeholders` stands in as that placeholder; any other type is a Problem."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise Problem(f"{field} must be a string or an array of content parts, got {json_type(content)}")
+    return "\n".join(
+        _part_text(part, f"{field}[{index}]", text_parts, placeholders) for index, part in enumerate(content)
+    )
+
+
+def _part_text(
+    value: object, label: str, text_parts: Mapping[str, str], placeholders: Mapping[str, str]
+) -> str:
+    part = expect_object(value, label)
+    kind = required_str(part, "type", path=f"{label}.")
+    if kind in text_parts:
+        return required_str(part, text_parts[kind], path=f"{label}.")
+    if kind in placeholders:
+        return placeholders[kind]
+    allowed = [*text_parts, *placeholders]
+    raise Problem(f"{label}.type {kind!r} is not supported here (expected one of: {', '.join(allowed)})")

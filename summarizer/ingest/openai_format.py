@@ -11,13 +11,14 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.drafts import Draft, finish, reject_repeated_call_ids
-from summarizer.ingest.fields import expect_object, read_extras, reject_nul, required_str
+from summarizer.ingest.fields import expect_object, joined_parts, read_extras, reject_nul, required_str
 from summarizer.ingest.jsontext import DocumentError, loads_strict
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
 ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool", "function")
 
+_TEXT_PARTS = {"text": "text", "refusal": "refusal"}
 # Non-text parts keep a trace of themselves: the summary should know an image was shown, not its bytes.
 _PLACEHOLDERS: dict[str, str] = {
     "image_url": "[image]",
@@ -56,23 +57,7 @@ def _text(obj: Mapping[str, Any], *, text_only: bool, optional: bool = False) ->
         if optional:
             return ""
         raise Problem("missing 'content'")
-    content = obj["content"]
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        raise Problem(f"content must be a string or an array of content parts, got {json_type(content)}")
-    return "\n".join(_part_text(part, f"content[{index}]", text_only) for index, part in enumerate(content))
-
-
-def _part_text(value: object, label: str, text_only: bool) -> str:
-    part = expect_object(value, label)
-    kind = required_str(part, "type", path=f"{label}.")
-    if kind in ("text", "refusal"):
-        return required_str(part, kind, path=f"{label}.")
-    if not text_only and kind in _PLACEHOLDERS:
-        return _PLACEHOLDERS[kind]
-    allowed = ["text", "refusal"] + ([] if text_only else list(_PLACEHOLDERS))
-    raise Problem(f"{label}.type {kind!r} is not supported here (expected one of: {', '.join(allowed)})")
+    return joined_parts(obj["content"], _TEXT_PARTS, {} if text_only else _PLACEHOLDERS)
 
 
 def _assistant(obj: Mapping[str, Any]) -> list[Draft]:

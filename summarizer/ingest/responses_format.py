@@ -14,7 +14,7 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import expect_object, read_extras, reject_nul, required_str
+from summarizer.ingest.fields import joined_parts, read_extras, reject_nul, required_str
 from summarizer.ingest.openai_format import decode_arguments
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
@@ -107,34 +107,13 @@ def _message(obj: Mapping[str, Any]) -> list[Draft]:
 def _content_text(obj: Mapping[str, Any], *, allow_media: bool) -> str:
     if "content" not in obj:
         raise Problem("missing 'content'")
-    content = obj["content"]
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        raise Problem(f"content must be a string or an array of content parts, got {json_type(content)}")
-    return "\n".join(_part(value, f"content[{i}]", allow_media) for i, value in enumerate(content))
-
-
-def _part(value: object, label: str, allow_media: bool) -> str:
-    part = expect_object(value, label)
-    kind = required_str(part, "type", path=f"{label}.")
-    if kind in _TEXT_PARTS:
-        return required_str(part, _TEXT_PARTS[kind], path=f"{label}.")
-    if allow_media and kind in _PLACEHOLDERS:
-        return _PLACEHOLDERS[kind]
-    allowed = list(_TEXT_PARTS) + (list(_PLACEHOLDERS) if allow_media else [])
-    raise Problem(f"{label}.type {kind!r} is not supported here (expected one of: {', '.join(allowed)})")
+    return joined_parts(obj["content"], _TEXT_PARTS, _PLACEHOLDERS if allow_media else {})
 
 
 def _output_text(obj: Mapping[str, Any]) -> str:
     if "output" not in obj:
         raise Problem("missing 'output'")
-    output = obj["output"]
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list):
-        return "\n".join(_part(value, f"output[{i}]", True) for i, value in enumerate(output))
-    raise Problem(f"output must be a string or an array of content parts, got {json_type(output)}")
+    return joined_parts(obj["output"], _TEXT_PARTS, _PLACEHOLDERS, field="output")
 
 
 def _built_in(kind: str, obj: Mapping[str, Any]) -> Draft:
