@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from summarizer.storage.database import Database, connect_database
+from tests.support.fleet import RedisServer
 from tests.support.marks import AMBIENT_PREFIXES, add_service_marks, require_mark, set_running
 from tests.support.services import (
     TRUNCATE_ORDER,
@@ -102,3 +103,14 @@ def redis_server_url() -> str:
     except Exception as exc:
         service_missing(f"Redis at {url}", exc)
     return url
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]:
+    """A private redis-server process for the test (a broker a test may restart or kill)."""
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

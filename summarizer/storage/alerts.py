@@ -97,6 +97,19 @@ def raise_once(
     return True
 
 
+def raise_draft(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
+    """`raise_once` for a drafted alert. True when this call raised it."""
+    return raise_once(
+        conn,
+        kind=alert.kind,
+        agent_id=alert.agent_id,
+        message=alert.message,
+        details=alert.details,
+        now=now,
+        severity=alert.severity,
+    )
+
+
 def insert_alert(conn: Connection, alert: AlertDraft, now: datetime) -> None:
     """Insert an alert that is an incident of its own (an exchange given up on), whatever else is open."""
     conn.execute(

@@ -38,15 +38,7 @@ class SqlAlertStore:
         resolved: list[str] = []
         with self.db.write() as conn:
             for draft in raise_:
-                if alerts.raise_once(
-                    conn,
-                    kind=draft.kind,
-                    agent_id=draft.agent_id,
-                    message=draft.message,
-                    details=draft.details,
-                    now=now,
-                    severity=draft.severity,
-                ):
+                if alerts.raise_draft(conn, draft, now):
                     raised.append(draft.kind)
             for kind in resolve:
                 if alerts.resolve(conn, kind=kind, agent_id=None, now=now):

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Generic, TypeVar
 
-from sqlalchemy import Connection
-
 from summarizer.engine.model import Summary
 from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries, versions
 from summarizer.storage.batch_reads import AgentState, EvictedBatch
@@ -28,19 +26,6 @@ from summarizer.storage.stats import UpdateStats
 from summarizer.storage.summaries import RunRecord, StaleSummary
 from summarizer.storage.update_commit import Committed, UpdateCommit
 from summarizer.storage.versions import KeptVersion, ProvenanceFacts, VersionWrite
-
-
-def _raise_once(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
-    return alerts.raise_once(
-        conn,
-        kind=alert.kind,
-        agent_id=alert.agent_id,
-        message=alert.message,
-        details=alert.details,
-        now=now,
-        severity=alert.severity,
-    )
-
 
 DB = TypeVar("DB", bound=Database)
 
@@ -113,7 +98,7 @@ class SqlStore(ABC, Generic[DB]):
             if not queue.park(conn, claim.agent_id, claim.token, now, failures=failures, error=error):
                 return None
             summaries.record_run(conn, run)
-            return _raise_once(conn, alert, now)
+            return alerts.raise_draft(conn, alert, now)
 
     # ----- sweeps ----------------------------------------------------------------------------------
     def arm_waiting(self, now: datetime, max_wait_seconds: float, limit: int) -> list[str]:
@@ -134,7 +119,7 @@ class SqlStore(ABC, Generic[DB]):
                 if r.parked:
                     run, alert = parked_run(r)
                     summaries.record_run(conn, run)
-                    if _raise_once(conn, alert, now):
+                    if alerts.raise_draft(conn, alert, now):
                         raised.append(r.agent_id)
         return rescued, raised
 

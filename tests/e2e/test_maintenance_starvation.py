@@ -10,7 +10,6 @@ expired unrun.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
@@ -31,16 +30,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 AGENTS = 240
 DEPTH_LIMIT = 50
 OBSERVE_SECONDS = 20.0
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def task_runs(log: str, task: str) -> list[datetime]:

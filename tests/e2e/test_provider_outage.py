@@ -7,7 +7,6 @@ file is gone a probe closes the breaker, the alert is resolved, and every agent 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,16 +23,6 @@ from tests.support.workload import assert_folded_exactly_once, facts, feed, make
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 
 AGENTS = 30
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def provider_alerts(db: Database) -> list[alerts.AlertRecord]:

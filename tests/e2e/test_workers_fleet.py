@@ -28,16 +28,6 @@ THIS_DATABASE = "database = (SELECT oid FROM pg_database WHERE datname = current
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis]
 
 
-@pytest.fixture
-def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def distributed_env(
     postgres_url: str, redis: RedisServer, tmp_path: Path, **overrides: str
 ) -> dict[str, str]:

@@ -5,7 +5,6 @@ never with the AttributeError that made the stock transport shut the worker down
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +17,6 @@ from summarizer.settings import load_settings
 from tests.support.fleet import RedisServer
 
 pytestmark = [pytest.mark.redis]
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_fleet_config_uses_the_fixed_transport_for_redis_only(tmp_path: Path) -> None:

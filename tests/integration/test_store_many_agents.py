@@ -4,14 +4,12 @@ recording each agent on its own stores."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
@@ -20,6 +18,7 @@ from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, exchanges, messages
 from summarizer.storage.schema import summary_update_queue as q
 from tests.support.conversations import conversations
+from tests.support.statements import counting_statements
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 _runs = itertools.count()
@@ -41,20 +40,6 @@ def interleaved(agent_ids: list[str], turns: range) -> list[tuple[str, NewMessag
     streams = {a: [m for i in turns for m in turn(i, n)] for n, a in enumerate(agent_ids)}
     length = len(next(iter(streams.values())))
     return [(a, streams[a][k]) for k in range(length) for a in agent_ids]
-
-
-@contextmanager
-def counting_statements(db: Database) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def before(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    event.listen(db.engine, "before_cursor_execute", before)
-    try:
-        yield seen
-    finally:
-        event.remove(db.engine, "before_cursor_execute", before)
 
 
 def test_statements_per_batch_do_not_grow_with_the_number_of_agents(db: Database) -> None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 
 from summarizer.composition import build_sql_store
 from summarizer.domain.retry import RetryPolicy
@@ -18,21 +16,8 @@ from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summaries
 from summarizer.storage.schema import summary_update_queue as q
+from tests.support.statements import counting_statements
 from tests.support.workload import fake_engine, feed, make_store
-
-
-@contextmanager
-def counting_statements(db: Database) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def before(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    event.listen(db.engine, "before_cursor_execute", before)
-    try:
-        yield seen
-    finally:
-        event.remove(db.engine, "before_cursor_execute", before)
 
 
 def service(db: Database) -> UpdateService:
