@@ -94,6 +94,16 @@ def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]
     return [message_from_row(r) for r in rows]
 
 
+def load_exchange_messages(conn: Connection, agent_id: str, exchange_id: int) -> list[StoredMessage]:
+    """One exchange's messages in order, in the window or evicted (none for an unknown exchange)."""
+    rows = conn.execute(
+        select(messages)
+        .where(messages.c.agent_id == agent_id, messages.c.exchange_id == exchange_id)
+        .order_by(messages.c.seq)
+    )
+    return [message_from_row(r) for r in rows]
+
+
 def load_summary(conn: Connection, agent_id: str) -> Summary | None:
     row = conn.execute(select(summaries).where(summaries.c.agent_id == agent_id)).first()
     if row is None:

@@ -15,7 +15,7 @@ from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.storage import reading
 from summarizer.storage.conversations import ConversationStore, IngestReport
-from summarizer.storage.schema import agents, messages
+from summarizer.storage.schema import agents
 
 
 class SqlConversationStore:
@@ -64,12 +64,7 @@ class SqlConversationStore:
         with self.db.read() as conn:
             if not reading.agent_exists(conn, agent_id):
                 return None
-            rows = conn.execute(
-                select(messages)
-                .where(messages.c.agent_id == agent_id, messages.c.exchange_id == exchange_id)
-                .order_by(messages.c.seq)
-            )
-            return [reading.message_from_row(r) for r in rows]
+            return reading.load_exchange_messages(conn, agent_id, exchange_id)
 
     def unsummarized(self, agent_id: str) -> int:
         with self.db.read() as conn:
