@@ -85,8 +85,8 @@ def skip_drops(given_up: GivenUp) -> tuple[Forgotten, ...]:
 
 def skip_alert(agent_id: str, given_up: GivenUp) -> AlertDraft:
     """An informational alert (a warning: nothing is broken any more, the agent went on) naming the
-    exchange and the cause, as the drop row records them. Nothing resolves it: it is a one-off event,
-    which an operator acknowledges once read."""
+    exchange and the cause, as the drop row records them. No condition clears it: it is a one-off event,
+    which an operator's acknowledgement closes."""
     x = given_up.exchange.id
     message = (
         f"exchange {x} of agent {agent_id!r} could not be summarized ({given_up.cause[:300]});"

@@ -21,7 +21,7 @@ from summarizer.engine.model import Importance, SummaryItem
 from summarizer.engine.operations import MergeOp
 from summarizer.engine.render import display_order
 from summarizer.llm.offline.facts import Facts, facts_of_text, merge_facts, topic_of
-from summarizer.llm.offline.wording import compose
+from summarizer.llm.offline.wording import Composed, compose
 
 EPISODE_GAP = timedelta(minutes=20)
 """Items closer than this in time belong to one episode (one task, one customer)."""
@@ -93,19 +93,23 @@ class _Planner:
     used: set[str]
     merges: list[MergeOp]
 
-    def within_room(self, run: Sequence[Shown], topical: bool) -> bool:
-        """Whether merging `run` would save no more than the room left."""
+    def composed(self, run: Sequence[Shown], topical: bool, facts: Facts | None = None) -> Composed:
+        """The merged item `run` (whose merged facts are `facts`, when already known) would become."""
+        topic = run[0].topic if topical else None
+        merged = facts if facts is not None else merge_facts(s.facts for s in run)
+        return compose(merged, self.max_chars, topic=_headline(run, topic))
+
+    def within_room(self, run: Sequence[Shown], topical: bool, composed: Composed | None = None) -> bool:
+        """Whether merging `run` (into `composed`, when already known) would save no more than the room left."""
         size = sum(s.size for s in run)
         if size <= self.room:  # no merge saves more than its sources' size
             return True
-        topic = run[0].topic if topical else None
-        composed = compose(merge_facts(s.facts for s in run), self.max_chars, topic=_headline(run, topic))
-        return size - line_bytes(composed.text) <= self.room
+        merged = composed if composed is not None else self.composed(run, topical)
+        return size - line_bytes(merged.text) <= self.room
 
     def run_merge(self, run: Sequence[Shown], topical: bool) -> None:
-        topic = run[0].topic if topical else None
         facts = merge_facts(s.facts for s in run)
-        composed = compose(facts, self.max_chars, topic=_headline(run, topic))
+        composed = self.composed(run, topical, facts)
         saved = sum(s.size for s in run) - line_bytes(composed.text)
         if saved <= 0 or saved > self.room:
             return
@@ -130,12 +134,12 @@ class _Planner:
                 return
             candidate = [*run, member]
             fits = max_run is None or len(candidate) <= max_run
+            composed = None
             if fits and any(s.facts.decisions for s in candidate):
-                facts = merge_facts(s.facts for s in candidate)
-                topic = candidate[0].topic if topical else None
-                fits = compose(facts, self.max_chars, topic=_headline(candidate, topic)).kept_decisions
+                composed = self.composed(candidate, topical)
+                fits = composed.kept_decisions
             if fits and len(candidate) >= 2:
-                fits = self.within_room(candidate, topical)
+                fits = self.within_room(candidate, topical, composed)
             if fits:
                 run = candidate
                 continue
