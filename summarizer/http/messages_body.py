@@ -3,9 +3,10 @@
 Each message goes through the same strict JSON decoding and the same canonical parser as
 `summarizer ingest`, so a bad message gets the reason the CLI gives, at `messages[N]` instead of
 `FILE:LINE`; values the databases cannot store (non-finite numbers, lone surrogates, `tokens` beyond the
-column, timestamps that leave the datetime range in UTC) are refused there too. The whole body is checked before anything is stored. A message without an `id` gets the
-one `summarizer ingest` derives for it (its content, its timestamp when it has one, and the id before it
-in the body), so posting the same body again stores nothing new.
+column, timestamps that leave the datetime range in UTC) are refused there too. The whole body is
+checked before anything is stored. A message without an `id` gets the one `summarizer ingest` derives
+for it (its content, its timestamp when it has one, and the id before it in the body), so posting the
+same body again stores nothing new.
 """
 
 from __future__ import annotations
