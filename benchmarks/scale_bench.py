@@ -46,8 +46,9 @@ from summarizer.logs import configure_logging
 from summarizer.service.results import AgingReport
 from summarizer.settings import Settings
 from summarizer.storage import queue
+from summarizer.storage.backends import connect_database
 from summarizer.storage.bulk import bulk_insert
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.database import Database
 from summarizer.storage.migrations import upgrade
 from summarizer.storage.schema import summaries
 

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from summarizer.api import Summarizer
 from summarizer.domain.tokens import TokenCounter
 from summarizer.settings import Settings, load_settings
+from summarizer.storage.backends import connect_database
 from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.database import Database
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -269,8 +270,9 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
     (SettingsError when there is none, checked before the database is touched). A re-queued agent gets a
     wake-up, as with `summarizer requeue`."""
     from summarizer.fleet_view import FleetView
-    from summarizer.http.app import ApiServices, create_app
+    from summarizer.http.app import create_app
     from summarizer.http.auth import parse_api_tokens
+    from summarizer.http.wiring import ApiServices
 
     tokens = parse_api_tokens(settings.api_tokens)
     db = db or open_database(settings)

@@ -6,48 +6,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
 import structlog
 from fastapi import FastAPI, Request, status
 from fastapi.responses import JSONResponse
-from prometheus_client.core import CollectorRegistry
 
 from summarizer.alerting.service import UnknownAlert
-from summarizer.api import Summarizer
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
-from summarizer.fleet_view import FleetView
 from summarizer.http.auth import ApiToken
+from summarizer.http.fleet_routes import router as fleet_router
+from summarizer.http.host_routes import router as host_router
+from summarizer.http.metrics_route import router as metrics_router
+from summarizer.http.operator_routes import router as operator_router
+from summarizer.http.page import mount_page
+from summarizer.http.provenance_routes import router as provenance_router
 from summarizer.http.schemas import Health
-from summarizer.service.operations import Operations
-from summarizer.service.provenance import Provenance, UnknownVersion
-from summarizer.settings import Settings
+from summarizer.http.wiring import ApiServices, services
+from summarizer.service.provenance import UnknownVersion
 
 log = structlog.get_logger("summarizer.http")
-
-
-@dataclass(frozen=True)
-class ApiServices:
-    """What the routes use, wired by the composition root."""
-
-    settings: Settings
-    summarizer: Summarizer
-    """The host facade (record, context, summary, history)."""
-    operations: Operations
-    """The operators' facade (queue, requeue with its wake-up, stats, alerts)."""
-    fleet: FleetView
-    """The agent list and the runs over time, for the operator's page."""
-    metrics: CollectorRegistry | None = None
-    """The fleet's Prometheus metrics for `GET /metrics` (None: the endpoint answers 404)."""
-    provenance: Provenance | None = None
-    """The ledger and kept versions (provenance and `?version=N`); None: those answer 503."""
-
-
-def services(request: Request) -> ApiServices:
-    wired: ApiServices = request.app.state.services
-    return wired
 
 
 def _invalid_message(_request: Request, exc: Exception) -> JSONResponse:
@@ -62,13 +41,6 @@ def _not_found(_request: Request, exc: Exception) -> JSONResponse:
 
 def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     """The whole HTTP API; `tokens` must hold at least one (see `auth.parse_api_tokens`)."""
-    from summarizer.http.fleet_routes import router as fleet_router
-    from summarizer.http.host_routes import router as host_router
-    from summarizer.http.metrics_route import router as metrics_router
-    from summarizer.http.operator_routes import router as operator_router
-    from summarizer.http.page import mount_page
-    from summarizer.http.provenance_routes import router as provenance_router
-
     if not tokens:
         raise ValueError("the HTTP API needs at least one token")
     app = FastAPI(

@@ -12,7 +12,6 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from summarizer.engine.render import render_summary
-from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import AgentId
 from summarizer.http.messages_body import parse_messages_body
 from summarizer.http.schemas import (
@@ -24,6 +23,7 @@ from summarizer.http.schemas import (
     SummaryOut,
     messages_request_schema,
 )
+from summarizer.http.wiring import ApiServices, services
 from summarizer.views import history_json, message_json, summary_json
 
 Services = Annotated[ApiServices, Depends(services)]

@@ -10,9 +10,9 @@ from fastapi import APIRouter, Depends, HTTPException, status
 from fastapi.responses import Response
 from prometheus_client.core import CollectorRegistry
 
-from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import Operator
 from summarizer.http.operator_routes import ERRORS
+from summarizer.http.wiring import ApiServices, services
 from summarizer.metrics import CONTENT_TYPE, render
 
 router = APIRouter(tags=["operator"], responses=ERRORS)

@@ -16,9 +16,9 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.queue_states import RUNNING
-from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import Operator
 from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
+from summarizer.http.wiring import ApiServices, services
 
 log = structlog.get_logger("summarizer.http")
 

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException
 
-from summarizer.http.app import ApiServices, services
 from summarizer.http.auth import AgentId
 from summarizer.http.schemas import Document, Problem
+from summarizer.http.wiring import ApiServices, services
 from summarizer.service.provenance import Provenance
 
 Services = Annotated[ApiServices, Depends(services)]

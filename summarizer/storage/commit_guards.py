@@ -8,15 +8,12 @@ with the message `summarizer guard: <reason>`), and the in-memory fake checks th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy.exc import DBAPIError
 
 from summarizer.storage.queue import LostClaim
 from summarizer.storage.summaries import StaleSummary
-
-if TYPE_CHECKING:
-    from summarizer.storage.update_commit import UpdateCommit
 
 LOST = "claim_taken_over"
 """The queue row is no longer held by our claim token (the lease expired and another worker took it)."""
@@ -32,7 +29,25 @@ ABORT_SQLSTATE = "P0001"
 ABORT_PREFIX = "summarizer guard: "
 
 
-def guard_error(reason: str, commit: UpdateCommit) -> LostClaim | StaleSummary:
+class _Claimed(Protocol):
+    @property
+    def agent_id(self) -> str: ...
+
+
+class GuardedCommit(Protocol):
+    """What a failed guard's message names (an `UpdateCommit` has it)."""
+
+    @property
+    def claim(self) -> _Claimed: ...
+    @property
+    def from_version(self) -> int: ...
+    @property
+    def first_exchange_id(self) -> int: ...
+    @property
+    def last_exchange_id(self) -> int: ...
+
+
+def guard_error(reason: str, commit: GuardedCommit) -> LostClaim | StaleSummary:
     """The exception a failed guard raises, the same from every backend."""
     claim = commit.claim
     if reason == LOST:

@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from summarizer.cli.main import cli
+from summarizer.storage.backends import connect_database
 from summarizer.storage.breakers import SqlBreakerStore
-from summarizer.storage.database import connect_database
 from tests.acceptance.cli import run_cli
 from tests.support.rows import insert_queued_agent
 

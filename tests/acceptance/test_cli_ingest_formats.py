@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.backends import connect_database
+from summarizer.storage.database import Database
 from tests.acceptance.cli import run_cli
 from tests.support.services import copy_sqlite_template
 

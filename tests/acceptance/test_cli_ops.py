@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 
 from summarizer.alerting.service import UnknownAlert
 from summarizer.cli.main import cli
-from summarizer.storage.database import connect_database
+from summarizer.storage.backends import connect_database
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.acceptance.cli import run_cli
 from tests.support.fake_webhook import fake_webhook

@@ -23,7 +23,7 @@ from summarizer.cli.main import cli
 from summarizer.service.celery_config import QUEUE, TASK_AGE, TASK_UPDATE, celery_config
 from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import SettingsError, load_settings
-from summarizer.storage.database import connect_database
+from summarizer.storage.backends import connect_database
 from tests.acceptance.cli import run_cli
 from tests.e2e.flower_support import Browser, FlowerClient, basic_auth_header, require_chromium
 from tests.support.fleet import Fleet, RedisServer, free_port, wait_for

@@ -23,7 +23,8 @@ from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage import alerts
 from summarizer.storage.alerts import AlertRecord
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.backends import connect_database
+from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.sql_alerts import SqlAlertStore
 from summarizer.storage.summaries import RunRecord, record_run

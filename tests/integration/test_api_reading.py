@@ -13,8 +13,9 @@ from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.model import Summary
+from summarizer.storage.backends import connect_database
 from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.database import Database
 from summarizer.storage.schema import summaries
 from summarizer.storage.sql_conversations import SqlConversationStore
 from summarizer.views import history_json, history_text

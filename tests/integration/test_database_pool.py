@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.backends import connect_database
+from summarizer.storage.database import Database
 
 
 def _backend_pid(db: Database) -> int:

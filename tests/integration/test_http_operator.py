@@ -11,7 +11,8 @@ from fastapi.testclient import TestClient
 from summarizer.composition import build_http_app
 from summarizer.settings import Settings
 from summarizer.storage.alerts import raise_once
-from summarizer.storage.database import Database, connect_database
+from summarizer.storage.backends import connect_database
+from summarizer.storage.database import Database
 from summarizer.storage.summaries import RunRecord, record_run
 from tests.support.http_api import (
     OPERATOR_TOKEN,
