@@ -29,9 +29,9 @@ from sqlalchemy import func, select, text, update
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
 from summarizer.storage.backends import connect_database
 from summarizer.storage.database import Database

@@ -212,7 +212,7 @@ def build_provenance(settings: Settings, db: Database | None = None, *, wake: bo
 
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:
     """The `on_queued` hook for `Summarizer`: sends an update task right after an eviction commits."""
-    from summarizer.service.wakeup import CeleryWakeup
+    from summarizer.broker.wakeup import CeleryWakeup
 
     return CeleryWakeup(settings)
 

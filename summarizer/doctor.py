@@ -136,7 +136,7 @@ def _check_schema(settings: Settings, db: Database) -> Check:
 def check_broker(settings: Settings) -> Check:
     url = settings.broker_url
     if not url:
-        from summarizer.service.celery_config import embedded_broker_folder
+        from summarizer.broker.celery_config import embedded_broker_folder
 
         return Check("broker", True, f"embedded file broker under {embedded_broker_folder(settings)}")
     shown = redact_text(url)

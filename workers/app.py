@@ -11,7 +11,7 @@ from typing import Any
 from celery import Celery
 
 from summarizer import composition
-from summarizer.service.celery_config import celery_config
+from summarizer.broker.celery_config import celery_config
 
 app = Celery("summarizer", include=["workers.tasks"])
 

@@ -42,12 +42,12 @@ from celery import Celery, bootsteps
 from celery.signals import worker_shutting_down
 
 from summarizer import composition
+from summarizer.broker.celery_config import CELERY_APP
 from workers.beat import EXIT_BEAT_TAKEN, PARENT_PID_ENV, guard_is_free
 
 log = structlog.get_logger("workers.beat_supervisor")
 
 OPTION = "--supervised-beat"
-CELERY_APP = "workers.app"
 SCHEDULER = "workers.beat:GuardedScheduler"
 FIRST_BACKOFF_SECONDS = 1.0
 MAX_BACKOFF_SECONDS = 30.0

@@ -30,14 +30,13 @@ import structlog
 from celery import Celery, bootsteps
 from celery.signals import worker_init, worker_shutting_down
 
-from summarizer.service.celery_config import MAINTENANCE_QUEUE, QUEUE
+from summarizer.broker.celery_config import CELERY_APP, MAINTENANCE_QUEUE, QUEUE
 from workers.beat_supervisor import BeatSupervisor
 from workers.parent_death import bind_to_parent
 
 log = structlog.get_logger("workers.maintenance")
 
 OPTION = "--maintenance-slot/--no-maintenance-slot"
-CELERY_APP = "workers.app"
 MAINTENANCE_PARENT_ENV = "SUMMARIZER_MAINTENANCE_PARENT_PID"
 MAINTENANCE_CONCURRENCY = 2
 

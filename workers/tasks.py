@@ -12,7 +12,7 @@ from typing import Any
 
 import structlog
 
-from summarizer.service.celery_config import (
+from summarizer.broker.celery_config import (
     MAINTENANCE_QUEUE,
     QUEUE,
     TASK_AGE,

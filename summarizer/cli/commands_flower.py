@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 import click
 
 from summarizer import composition
+from summarizer.broker.celery_config import CELERY_APP
 from summarizer.settings import SettingsError
 
-CELERY_APP = "workers.app"
 SETTING_VARIABLE = "SUMMARIZER_FLOWER_BASIC_AUTH"
 FLOWER_VARIABLE = "FLOWER_BASIC_AUTH"
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})

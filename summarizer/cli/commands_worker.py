@@ -16,11 +16,11 @@ import sys
 import click
 
 from summarizer import composition
+from summarizer.broker.celery_config import CELERY_APP
 from summarizer.cli.breaker_text import breaker_lines
 from summarizer.domain.clock import utcnow
 from summarizer.domain.queue_states import STATES as QUEUE_STATES
 
-CELERY_APP = "workers.app"
 # Takes the single-beat guard before the schedule file is opened (see workers/beat.py).
 BEAT_SCHEDULER = "workers.beat:GuardedScheduler"
 POOLS = ("threads", "prefork", "solo", "gevent")

@@ -18,10 +18,10 @@ import pytest
 from celery import Celery
 from click.testing import CliRunner
 
+from summarizer.broker.celery_config import QUEUE, TASK_AGE, TASK_UPDATE, celery_config
+from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.cli import commands_flower
 from summarizer.cli.main import cli
-from summarizer.service.celery_config import QUEUE, TASK_AGE, TASK_UPDATE, celery_config
-from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import SettingsError, load_settings
 from summarizer.storage.backends import connect_database
 from tests.acceptance.cli import run_cli

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from summarizer.broker.celery_config import TASK_ALERTS, TASK_DISPATCH, TASK_RESCUE
 from summarizer.domain.alert_rules import QUEUE_DEPTH_HIGH
-from summarizer.service.celery_config import TASK_ALERTS, TASK_DISPATCH, TASK_RESCUE
 from summarizer.storage import alerts
 from summarizer.storage.database import Database
 from summarizer.storage.schema import summary_update_queue

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.composition import build_database
-from summarizer.service.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
 from summarizer.storage.migrations import ensure_schema
 from tests.support.fleet import Fleet, fleet_env, wait_for

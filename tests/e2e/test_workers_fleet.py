@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, text
 
-from summarizer.service.wakeup import CeleryWakeup
+from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
 from summarizer.storage import alerts
 from summarizer.storage.database import Database

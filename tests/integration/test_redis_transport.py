@@ -12,7 +12,7 @@ import pytest
 from kombu import Connection, Exchange, Queue
 from kombu.common import ignore_errors
 
-from summarizer.service.celery_config import REDIS_TRANSPORT, celery_config
+from summarizer.broker.celery_config import REDIS_TRANSPORT, celery_config
 from summarizer.settings import load_settings
 from tests.support.fleet import RedisServer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from summarizer.service.celery_config import (
+from summarizer.broker.celery_config import (
     MAINTENANCE_QUEUE,
     MIN_EXPIRES_SECONDS,
     QUEUE,
@@ -45,7 +45,7 @@ def test_periodic_messages_outlive_a_polling_broker() -> None:
 
 
 def test_a_redis_fleet_configuration_creates_no_local_folder(tmp_path: Path) -> None:
-    from summarizer.service.celery_config import celery_config
+    from summarizer.broker.celery_config import celery_config
 
     data_dir = tmp_path / "data"
     conf = celery_config(load_settings(broker_url="redis://127.0.0.1:6379/9", data_dir=data_dir))

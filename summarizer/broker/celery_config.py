@@ -20,13 +20,15 @@ QUEUE = "summarizer"
 # consumed by every worker's reserved maintenance slot (workers/maintenance.py): a backlog of updates in
 # QUEUE never delays it.
 MAINTENANCE_QUEUE = "summarizer.maintenance"
+CELERY_APP = "workers.app"
+"""The Celery app every `celery -A` command line names (the module workers/app.py)."""
 TASK_UPDATE = "summarizer.update_summary"
 TASK_DISPATCH = "summarizer.dispatch"
 TASK_AGE = "summarizer.age_summaries"
 TASK_AGE_PAGE = "summarizer.age_page"
 TASK_RESCUE = "summarizer.rescue_leases"
 # kombu imports it by name when a connection is made, so importing this module stays cheap.
-REDIS_TRANSPORT = "summarizer.service.redis_transport:Transport"
+REDIS_TRANSPORT = "summarizer.broker.redis_transport:Transport"
 TASK_ALERTS = "summarizer.evaluate_alerts"
 MAINTENANCE_TASKS = (TASK_DISPATCH, TASK_RESCUE, TASK_AGE, TASK_AGE_PAGE, TASK_ALERTS)
 

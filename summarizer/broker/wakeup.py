@@ -12,7 +12,7 @@ from typing import Any
 
 import structlog
 
-from summarizer.service.celery_config import QUEUE, TASK_UPDATE, celery_config
+from summarizer.broker.celery_config import QUEUE, TASK_UPDATE, celery_config
 from summarizer.settings import Settings
 
 log = structlog.get_logger("summarizer.wakeup")
