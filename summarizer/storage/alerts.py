@@ -7,7 +7,6 @@ same outage... unless the first alert was resolved in between, which makes it a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -15,11 +14,12 @@ from sqlalchemy import Connection, RowMapping, and_, bindparam, case, insert, or
 
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.storage.schema import alerts
+from summarizer.storage.values import (
+    EVENT_KINDS,
+    AlertDraft,
+)
 
 __all__ = [
-    "EXCHANGE_UNSUMMARIZABLE",
-    "SUMMARY_UPDATES_FAILING",
-    "AlertDraft",
     "AlertRecord",
     "acknowledge",
     "delivery_candidates",
@@ -33,21 +33,6 @@ __all__ = [
     "resolve",
     "save_delivery",
 ]
-
-SUMMARY_UPDATES_FAILING = "summary_updates_failing"
-EXCHANGE_UNSUMMARIZABLE = "exchange_unsummarizable"
-"""An exchange the model could not summarize even alone: recorded as dropped, and the agent went on."""
-
-
-@dataclass(frozen=True, slots=True)
-class AlertDraft:
-    """An alert to raise once per incident (no-op while one of the same kind and agent is open)."""
-
-    kind: str
-    agent_id: str | None
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
-    severity: str = "critical"
 
 
 def record_from_row(m: RowMapping) -> AlertRecord:
@@ -197,10 +182,6 @@ def open_fleet_kinds(conn: Connection) -> set[str]:
 
 def save_delivery(conn: Connection, alert_id: int, delivery: dict[str, Any]) -> None:
     conn.execute(update(alerts).where(alerts.c.id == alert_id).values(delivery=delivery))
-
-
-EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE,)
-"""Alerts about something that happened once: nothing is left to watch after an operator has seen one."""
 
 
 def acknowledge(conn: Connection, alert_id: int, now: datetime) -> AlertRecord | None:

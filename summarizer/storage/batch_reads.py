@@ -12,34 +12,15 @@ joined to the claim and through `run_hot`) is in sqlite_store.py and postgres_st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
 
 from summarizer.domain.messages import EvictedExchange, StoredMessage
-from summarizer.engine.model import Summary
 from summarizer.storage.reading import message_from_row
 from summarizer.storage.schema import agents, exchanges, messages, summaries
 from summarizer.storage.summary_rows import summary_from_row
-
-
-@dataclass(frozen=True, slots=True)
-class AgentState:
-    window_start: int
-    unsummarized_since: datetime | None
-    summary: Summary | None
-    rebuild_requested_at: datetime | None = None
-    """`resummarize` asked for the summary to be rebuilt from the stored history."""
-
-
-@dataclass(frozen=True, slots=True)
-class EvictedBatch:
-    exchanges: tuple[EvictedExchange, ...]
-    candidates: int
-    """Evicted, unsummarized exchanges that were considered (at most `max_exchanges`), fitting or not."""
-
+from summarizer.storage.values import AgentState, EvictedBatch
 
 # What an update needs of the agent: where its window starts, how long its backlog has waited, its summary.
 STATE_COLUMNS = (

@@ -12,8 +12,7 @@ from typing import Protocol
 
 from sqlalchemy.exc import DBAPIError
 
-from summarizer.storage.queue import LostClaim
-from summarizer.storage.summaries import StaleSummary
+from summarizer.storage.values import LostClaim, StaleSummary
 
 LOST = "claim_taken_over"
 """The queue row is no longer held by our claim token (the lease expired and another worker took it)."""

@@ -24,16 +24,9 @@ from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter, message_tokens
 from summarizer.storage.database import Database
-from summarizer.storage.recording import (
-    AgentIngest,
-    Counted,
-    IngestReport,
-    Recording,
-    insert_agents,
-    record_batches,
-    stored_identities,
-)
+from summarizer.storage.recording import Counted, Recording, insert_agents, record_batches, stored_identities
 from summarizer.storage.schema import agents
+from summarizer.storage.values import AgentIngest, IngestReport
 from summarizer.storage.window_rows import check_agent_id
 
 __all__ = ["AgentIngest", "ConversationStore", "IngestReport", "StoreConfig"]

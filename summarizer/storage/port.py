@@ -17,29 +17,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.history import HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
+from summarizer.domain.update_stats import UpdateStats
 from summarizer.engine.model import Summary
-from summarizer.storage.alerts import (
+from summarizer.storage.values import (
     EVENT_KINDS,
     EXCHANGE_UNSUMMARIZABLE,
+    LEASE_EXPIRED_ERROR,
     SUMMARY_UPDATES_FAILING,
+    AgentState,
     AlertDraft,
+    Claim,
+    Committed,
+    DropRecord,
+    EvictedBatch,
+    IngestReport,
+    KeptVersion,
+    LostClaim,
+    ProvenanceFacts,
+    QueueRow,
+    Rescued,
+    RunRecord,
+    StaleSummary,
+    UpdateCommit,
+    VersionWrite,
 )
-from summarizer.storage.batch_reads import AgentState, EvictedBatch
-from summarizer.storage.conversations import IngestReport
-from summarizer.storage.queue import LEASE_EXPIRED_ERROR, Claim, LostClaim, QueueRow
-from summarizer.storage.queue_sweeps import Rescued
-from summarizer.storage.stats import UpdateStats
-from summarizer.storage.summaries import RunRecord, StaleSummary
-from summarizer.storage.update_commit import Committed, UpdateCommit
-from summarizer.storage.versions import DropRecord, KeptVersion, ProvenanceFacts, VersionWrite
-
-if TYPE_CHECKING:
-    from sqlalchemy import Connection
 
 __all__ = [
     "EVENT_KINDS",
@@ -234,7 +240,10 @@ class ConversationStorePort(Protocol):
 
     def record_many(self, records: Iterable[tuple[str, NewMessage]]) -> IngestReport: ...
 
-    def record_in(self, conn: Connection, records: Iterable[tuple[str, NewMessage]]) -> IngestReport: ...
+    def record_in(self, conn: Any, records: Iterable[tuple[str, NewMessage]]) -> IngestReport:
+        """Record inside the host's open transaction: `conn` is a SQLAlchemy `Connection` on the same
+        database (typed loosely so the port loads no SQL library)."""
+        ...
 
     def create_agent(
         self, agent_id: str, *, budget: int | None = None, parent: str | None = None

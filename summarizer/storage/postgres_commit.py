@@ -34,7 +34,8 @@ from summarizer.storage.summaries import (
     swap_statement,
     take_off_params,
 )
-from summarizer.storage.update_commit import Committed, UpdateCommit, write_alerts
+from summarizer.storage.update_commit import write_alerts
+from summarizer.storage.values import Committed, UpdateCommit
 
 
 def commit_in_one_statement(db: PostgresDatabase, commit: UpdateCommit) -> Committed:

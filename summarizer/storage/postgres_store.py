@@ -17,8 +17,6 @@ from summarizer.storage import queue
 from summarizer.storage.batch_reads import (
     EVICTED_BATCH,
     STATE_COLUMNS,
-    AgentState,
-    EvictedBatch,
     agent_state_from_row,
     batch_from_rows,
     batch_params,
@@ -26,10 +24,9 @@ from summarizer.storage.batch_reads import (
 from summarizer.storage.driver_statements import DriverStatement
 from summarizer.storage.postgres_commit import commit_in_one_statement
 from summarizer.storage.postgres_database import PostgresDatabase
-from summarizer.storage.queue import Claim
 from summarizer.storage.schema import agents, summaries
 from summarizer.storage.sql_store import SqlStore
-from summarizer.storage.update_commit import Committed, UpdateCommit
+from summarizer.storage.values import AgentState, Claim, Committed, EvictedBatch, UpdateCommit
 
 
 def _claim_and_read_statement(one_agent: bool) -> Any:

@@ -17,7 +17,8 @@ from summarizer.engine.model import Summary
 from summarizer.storage.schema import exchange_drops, summary_versions
 from summarizer.storage.summaries import SUMMARY_VALUE_PARAMS
 from summarizer.storage.types import Json
-from summarizer.storage.versions import VersionWrite, drop_rows
+from summarizer.storage.values import VersionWrite
+from summarizer.storage.versions import drop_rows
 
 # The kept copy's columns travel as one JSONB object; its items are the swap's own parameter, sent once.
 _KEEP_ROW = func.jsonb_populate_record(

@@ -35,58 +35,11 @@ from sqlalchemy import (
     update,
 )
 
-from summarizer.domain.errors import SummarizerError
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
-from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
 from summarizer.storage.constants import inline
 from summarizer.storage.schema import alerts
 from summarizer.storage.schema import summary_update_queue as q
-
-LEASE_EXPIRED_ERROR = "lease expired: the worker holding it crashed or overran its lease"
-
-
-class LostClaim(SummarizerError):
-    """Our claim token is gone: another worker rescued the row after our lease expired."""
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A claimed queue row. `consecutive_failures` already counts a rescued (crashed) previous attempt."""
-
-    agent_id: str
-    token: str
-    attempts: int
-    consecutive_failures: int
-    lease_expires_at: datetime
-    rescued: bool
-    alert_open: bool = False
-    """An unresolved repeated-failure alert exists for the agent: the next success must resolve it."""
-
-
-@dataclass(frozen=True, slots=True)
-class QueueRow:
-    agent_id: str
-    state: str
-    priority: int
-    attempts: int
-    consecutive_failures: int
-    queued_at: datetime
-    available_at: datetime
-    lease_expires_at: datetime | None
-    dirty: bool
-    last_error: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "agent_id": self.agent_id,
-            "state": self.state,
-            "priority": self.priority,
-            "attempts": self.attempts,
-            "consecutive_failures": self.consecutive_failures,
-            "queued_at": self.queued_at.isoformat(),
-            "available_at": self.available_at.isoformat(),
-            "lease_expires_at": self.lease_expires_at.isoformat() if self.lease_expires_at else None,
-        }
+from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, Claim, QueueRow
 
 
 def _claimable(now: datetime | ColumnElement[Any]) -> ColumnElement[bool]:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, and_, case, or_, select, update
 
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
-from summarizer.storage.queue import LEASE_EXPIRED_ERROR
 from summarizer.storage.queue_upsert import arm_queue_row, arm_queue_rows
 from summarizer.storage.schema import agents
 from summarizer.storage.schema import summary_update_queue as q
+from summarizer.storage.values import LEASE_EXPIRED_ERROR, Rescued
 
 
 def requeue(conn: Connection, agent_id: str, now: datetime) -> str | None:
@@ -67,13 +66,6 @@ def arm_waiting(conn: Connection, now: datetime, max_wait_seconds: float, limit:
     armed = list(conn.execute(stmt).scalars())
     arm_queue_rows(conn, sorted(armed), now)  # one executemany, rows locked in id order
     return armed
-
-
-@dataclass(frozen=True, slots=True)
-class Rescued:
-    agent_id: str
-    consecutive_failures: int
-    parked: bool
 
 
 def rescue_expired(conn: Connection, now: datetime, max_retries: int) -> list[Rescued]:

@@ -15,7 +15,7 @@ to be new.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from summarizer.storage.queue_upsert import arm_queue_rows
 from summarizer.storage.recording_rows import PlanRows
 from summarizer.storage.schema import agents, exchanges, messages
 from summarizer.storage.upserts import for_connection, per_database
+from summarizer.storage.values import AgentIngest, IngestReport
 from summarizer.storage.window_rows import LOOKUP_CHUNK, state_from_row, state_values
 
 ID_CHUNK = 500
@@ -44,38 +45,6 @@ class Recording:
     counter: TokenCounter
     provider: str = ""
     model: str = ""
-
-
-@dataclass(slots=True)
-class AgentIngest:
-    agent_id: str
-    stored: int = 0
-    skipped: int = 0
-    evicted_exchanges: int = 0
-    window_tokens: int = 0
-    queued: bool = False
-
-
-@dataclass(slots=True)
-class IngestReport:
-    agents: dict[str, AgentIngest] = field(default_factory=dict)
-
-    @property
-    def stored(self) -> int:
-        return sum(a.stored for a in self.agents.values())
-
-    @property
-    def skipped(self) -> int:
-        return sum(a.skipped for a in self.agents.values())
-
-    @property
-    def evicted_exchanges(self) -> int:
-        return sum(a.evicted_exchanges for a in self.agents.values())
-
-    @property
-    def queued_agents(self) -> list[str]:
-        """Agents whose queue row this batch armed: the ones a worker should be woken for."""
-        return [a.agent_id for a in self.agents.values() if a.queued]
 
 
 def chunks(items: Sequence[Any], size: int = ID_CHUNK) -> list[Sequence[Any]]:

@@ -17,15 +17,24 @@ from typing import Generic, TypeVar
 
 from summarizer.engine.model import Summary
 from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries, versions
-from summarizer.storage.batch_reads import AgentState, EvictedBatch
 from summarizer.storage.database import Database
 from summarizer.storage.port import AlertDraft, ParkedRun
-from summarizer.storage.queue import Claim, LostClaim, QueueRow
-from summarizer.storage.queue_sweeps import Rescued
 from summarizer.storage.stats import UpdateStats
-from summarizer.storage.summaries import RunRecord, StaleSummary
-from summarizer.storage.update_commit import Committed, UpdateCommit
-from summarizer.storage.versions import KeptVersion, ProvenanceFacts, VersionWrite
+from summarizer.storage.values import (
+    AgentState,
+    Claim,
+    Committed,
+    EvictedBatch,
+    KeptVersion,
+    LostClaim,
+    ProvenanceFacts,
+    QueueRow,
+    Rescued,
+    RunRecord,
+    StaleSummary,
+    UpdateCommit,
+    VersionWrite,
+)
 
 DB = TypeVar("DB", bound=Database)
 

@@ -9,50 +9,17 @@ exchange is folded in exactly once however often the same update runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Update, and_, bindparam, case, insert, select, update
 
-from summarizer.domain.errors import SummarizerError
 from summarizer.engine.model import Summary
 from summarizer.storage.constants import inline
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs
 from summarizer.storage.summary_rows import summary_values
 from summarizer.storage.upserts import for_connection, per_database
-
-
-class StaleSummary(SummarizerError):
-    """The summary or the batch moved on since the update read them; its result must be discarded."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunRecord:
-    """One row of `summary_runs`: what an attempt did and what it cost."""
-
-    agent_id: str
-    started_at: datetime
-    finished_at: datetime
-    outcome: str
-    worker: str | None = None
-    from_version: int | None = None
-    to_version: int | None = None
-    exchange_count: int = 0
-    first_exchange_id: int | None = None
-    last_exchange_id: int | None = None
-    path: str | None = None
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    summary_tokens: int | None = None
-    truncated: bool = False
-    tokens_before_cap: int | None = None
-    error: str | None = None
-
-    @property
-    def duration_ms(self) -> int:
-        return max(0, round((self.finished_at - self.started_at).total_seconds() * 1000))
-
+from summarizer.storage.values import RunRecord, StaleSummary
 
 # The statements of an update's commit, built once with bind parameters: constructing them and generating
 # their cache keys on every call cost more CPU than PostgreSQL spent running them (SQLAlchemy memoizes the

@@ -14,53 +14,17 @@ same steps as one statement (storage/postgres_commit.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
-
 from sqlalchemy import Connection
 
-from summarizer.engine.model import Summary
 from summarizer.storage import alerts, queue
 from summarizer.storage.commit_guards import FOLDED, LOST, STALE, guard_error
-from summarizer.storage.summaries import (
-    RunRecord,
+from summarizer.storage.summaries import mark_folded, record_run, swap_summary, take_off_unsummarized
+from summarizer.storage.values import (
+    SUMMARY_UPDATES_FAILING,
     StaleSummary,
-    mark_folded,
-    record_run,
-    swap_summary,
-    take_off_unsummarized,
+    UpdateCommit,
 )
-from summarizer.storage.versions import (
-    VersionWrite,
-    write_version,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateCommit:
-    """What a successful update writes."""
-
-    claim: queue.Claim
-    summary: Summary
-    from_version: int
-    first_exchange_id: int
-    last_exchange_id: int
-    exchange_count: int
-    run: RunRecord
-    batch_size: int
-    """The row stays due when at least this many unsummarized exchanges remain after the batch."""
-    now: datetime
-    version: VersionWrite = field(default_factory=lambda: VersionWrite("update"))
-    """How the version came about and the exchanges it forgot: kept and recorded in the same commit."""
-    alert: alerts.AlertDraft | None = None
-    """An alert written with the commit (an exchange given up on as unsummarizable)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Committed:
-    state: str
-    """The queue row's new state: pending (more to do, or evictions arrived meanwhile) or idle."""
-    alert_resolved: bool
+from summarizer.storage.versions import write_version
 
 
 def write_alerts(conn: Connection, commit: UpdateCommit) -> bool:
@@ -70,7 +34,7 @@ def write_alerts(conn: Connection, commit: UpdateCommit) -> bool:
         alerts.insert_alert(conn, commit.alert, commit.now)
     if not commit.claim.alert_open:
         return False
-    kind, agent_id = alerts.SUMMARY_UPDATES_FAILING, commit.claim.agent_id
+    kind, agent_id = SUMMARY_UPDATES_FAILING, commit.claim.agent_id
     return bool(alerts.resolve(conn, kind=kind, agent_id=agent_id, now=commit.now))
 
 

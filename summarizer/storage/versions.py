@@ -9,7 +9,6 @@ the same two writes in its one statement (storage/postgres_commit.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -30,46 +29,7 @@ from summarizer.engine.model import Summary, items_from_json
 from summarizer.engine.provenance import Forgotten
 from summarizer.storage.schema import agents, exchange_drops, summary_versions
 from summarizer.storage.summaries import SUMMARY_VALUE_PARAMS, swap_params
-
-MADE_BY = ("update", "aging", "rollback", "resummarize", "unsummarizable")
-
-
-@dataclass(frozen=True, slots=True)
-class VersionWrite:
-    """How a new version came about, and the exchanges it forgot (written with it, all or nothing)."""
-
-    made_by: str
-    drops: tuple[Forgotten, ...] = ()
-    run_path: str | None = None
-    worker: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class KeptVersion:
-    summary: Summary
-    made_by: str
-    run_path: str | None
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class DropRecord:
-    exchange_id: int
-    version: int
-    reason: str
-    item_id: str | None
-    detail: str
-    dropped_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ProvenanceFacts:
-    """What the ledger is computed from: the current summary, every exchange and every drop row."""
-
-    summary: Summary | None
-    exchanges: tuple[tuple[int, bool, int | None, datetime], ...]
-    """(id, evicted, summarized_in_version, ended_at) for every exchange of the agent, in id order."""
-    drops: tuple[DropRecord, ...] = field(default_factory=tuple)
+from summarizer.storage.values import DropRecord, KeptVersion, VersionWrite
 
 
 def drop_rows(drops: Sequence[Forgotten]) -> list[dict[str, Any]]:

@@ -27,7 +27,8 @@ from summarizer.storage.backends import connect_database
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, summary_update_queue
 from summarizer.storage.sql_alerts import SqlAlertStore
-from summarizer.storage.summaries import RunRecord, record_run
+from summarizer.storage.summaries import record_run
+from summarizer.storage.values import SUMMARY_UPDATES_FAILING, RunRecord
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
 from tests.support.fake_webhook import fake_webhook
 from tests.support.rows import insert_queued_agent
@@ -275,7 +276,7 @@ def test_a_sink_that_is_down_costs_one_attempt_per_evaluation(db: Database) -> N
         for agent_id in ("x", "y"):
             alerts.raise_once(
                 conn,
-                kind=alerts.SUMMARY_UPDATES_FAILING,
+                kind=SUMMARY_UPDATES_FAILING,
                 agent_id=agent_id,
                 message=f"summary updates for agent {agent_id!r} are parked",
                 details={},
@@ -354,7 +355,7 @@ def test_the_workers_per_agent_alert_is_delivered_and_its_resolution_too(db: Dat
         svc = alert_service(db, clock, [WebhookSink(hook.url, timeout=5)])
         svc.evaluate()
         (post,) = hook.wait_for(1)
-        assert post["alert"]["kind"] == alerts.SUMMARY_UPDATES_FAILING
+        assert post["alert"]["kind"] == SUMMARY_UPDATES_FAILING
         assert post["alert"]["agent_id"] == "bot"
         assert post["alert"]["severity"] == "critical"
         assert "for agent bot" in post["text"]
@@ -395,7 +396,7 @@ def test_secrets_in_an_alert_message_are_masked_before_they_leave(db: Database) 
     with db.write() as conn:
         alerts.raise_once(
             conn,
-            kind=alerts.SUMMARY_UPDATES_FAILING,
+            kind=SUMMARY_UPDATES_FAILING,
             agent_id="bot",
             message="parked: ConnectionError for postgresql://app:hunter2@db/x",
             details={"error": "key sk-ant-api03-AbCdEfGhIjKlMnOpQrSt"},

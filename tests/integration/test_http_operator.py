@@ -13,7 +13,8 @@ from summarizer.settings import Settings
 from summarizer.storage.alerts import raise_once
 from summarizer.storage.backends import connect_database
 from summarizer.storage.database import Database
-from summarizer.storage.summaries import RunRecord, record_run
+from summarizer.storage.summaries import record_run
+from summarizer.storage.values import RunRecord
 from tests.support.http_api import (
     OPERATOR_TOKEN,
     SCOPED_TOKEN,

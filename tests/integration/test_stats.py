@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from summarizer.storage.database import Database
 from summarizer.storage.stats import query_stats
-from summarizer.storage.summaries import RunRecord, record_run
+from summarizer.storage.summaries import record_run
+from summarizer.storage.values import RunRecord
 from tests.support.rows import insert_queued_agent
 
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)

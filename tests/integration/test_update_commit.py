@@ -17,8 +17,8 @@ from summarizer.service.update import UpdateService
 from summarizer.storage import queue
 from summarizer.storage.database import Database
 from summarizer.storage.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
-from summarizer.storage.summaries import RunRecord, StaleSummary, swap_summary
-from summarizer.storage.update_commit import UpdateCommit
+from summarizer.storage.summaries import swap_summary
+from summarizer.storage.values import Claim, LostClaim, RunRecord, StaleSummary, UpdateCommit
 from tests.support.fleet import wait_for
 from tests.support.workload import (
     assert_folded_exactly_once,
@@ -55,7 +55,7 @@ def _version(version: int, covered: int, agent_id: str = "a") -> Summary:
     )
 
 
-def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3) -> UpdateCommit:
+def _commit(claim: Claim, from_version: int, first: int = 1, last: int = 3) -> UpdateCommit:
     now = _now()
     run = RunRecord(agent_id=claim.agent_id, started_at=now, finished_at=now, outcome="ok", exchange_count=3)
     return UpdateCommit(
@@ -71,7 +71,7 @@ def _commit(claim: queue.Claim, from_version: int, first: int = 1, last: int = 3
     )
 
 
-def _claimed(db: Database, agent_id: str = "a") -> queue.Claim:
+def _claimed(db: Database, agent_id: str = "a") -> Claim:
     feed(make_store(db), agent_id, 8)  # evicts exchanges 1..6 (two fit the window)
     with db.write() as conn:
         claim = queue.claim(conn, _now(), 60, agent_id)
@@ -109,7 +109,7 @@ def _fold_one(conn: Connection) -> None:
 
 @pytest.mark.parametrize(
     ("meanwhile", "error"),
-    [(_take_over, queue.LostClaim), (_move_version, StaleSummary), (_fold_one, StaleSummary)],
+    [(_take_over, LostClaim), (_move_version, StaleSummary), (_fold_one, StaleSummary)],
     ids=["claim-taken-over", "version-moved", "exchange-already-folded"],
 )
 def test_a_failed_guard_writes_nothing(

@@ -6,8 +6,9 @@ from datetime import datetime
 
 from sqlalchemy import Connection, insert, select
 
-from summarizer.storage.queue import QueueRow, list_rows
+from summarizer.storage.queue import list_rows
 from summarizer.storage.schema import agents, summary_update_queue
+from summarizer.storage.values import QueueRow
 
 
 def insert_queued_agent(

@@ -6,8 +6,7 @@ from summarizer.domain.queue_states import FAILED, PENDING, RUNNING
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome
-from summarizer.storage.alerts import SUMMARY_UPDATES_FAILING
-from summarizer.storage.queue import LEASE_EXPIRED_ERROR
+from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING
 from summarizer.testing.memory_store import InMemoryUpdateStore
 from tests.unit.service.support import Clock, exchange, service
 
