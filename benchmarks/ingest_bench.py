@@ -24,7 +24,7 @@ from pathlib import Path
 from benchmarks.pg import scratch_postgres
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from summarizer.storage.backends import connect_database
-from summarizer.storage.database import Database
-from summarizer.storage.migrations import upgrade
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.migrations import upgrade
 
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 

@@ -46,10 +46,10 @@ from summarizer.ingest.reader import read_records
 from summarizer.llm.factory import build_engine
 from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.migrations import upgrade
-from summarizer.storage.reading import load_summary
-from summarizer.storage.sql_conversations import SqlConversationStore
+from summarizer.storage.sql.conversation_store import SqlConversationStore
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.migrations import upgrade
+from summarizer.storage.sql.reading import load_summary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.retention_data import AGENT, CONVERSATION, FACTS

@@ -18,8 +18,8 @@ from summarizer.api import Summarizer
 from summarizer.domain.tokens import TokenCounter
 from summarizer.settings import Settings, load_settings
 from summarizer.storage.backends import connect_database
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from summarizer.service.provenance import Provenance
     from summarizer.service.results import WorkerConfig
     from summarizer.service.update import UpdateService
-    from summarizer.storage.migrations import SchemaAdmin
-    from summarizer.storage.sql_store import SqlStore
+    from summarizer.storage.sql.migrations import SchemaAdmin
+    from summarizer.storage.sql.store import SqlStore
 
 
 def load() -> Settings:
@@ -51,15 +51,15 @@ def build_database(settings: Settings, *, url: str | None = None) -> Database:
 
 def build_sql_store(db: Database) -> SqlStore[Any]:
     """The storage port's update and operator store for `db`'s backend."""
-    from summarizer.storage.postgres_database import PostgresDatabase
-    from summarizer.storage.sqlite_database import SqliteDatabase
+    from summarizer.storage.postgres.database import PostgresDatabase
+    from summarizer.storage.sqlite.database import SqliteDatabase
 
     if isinstance(db, PostgresDatabase):
-        from summarizer.storage.postgres_store import PostgresStore
+        from summarizer.storage.postgres.store import PostgresStore
 
         return PostgresStore(db)
     if isinstance(db, SqliteDatabase):
-        from summarizer.storage.sqlite_store import SqliteStore
+        from summarizer.storage.sqlite.store import SqliteStore
 
         return SqliteStore(db)
     raise TypeError(f"no store for {type(db).__name__}")
@@ -68,7 +68,7 @@ def build_sql_store(db: Database) -> SqlStore[Any]:
 def open_database(settings: Settings, *, migrate: bool | None = None) -> Database:
     """The database at the current schema. `migrate` (default: only for the embedded database) upgrades a
     schema that is behind instead of refusing to run."""
-    from summarizer.storage.migrations import ensure_schema
+    from summarizer.storage.sql.migrations import ensure_schema
 
     db = build_database(settings)
     ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
@@ -77,7 +77,7 @@ def open_database(settings: Settings, *, migrate: bool | None = None) -> Databas
 
 def build_schema(settings: Settings) -> SchemaAdmin:
     """The schema of the configured database, for `summarizer db upgrade|downgrade|current`."""
-    from summarizer.storage.migrations import SchemaAdmin
+    from summarizer.storage.sql.migrations import SchemaAdmin
 
     return SchemaAdmin(build_database(settings))
 
@@ -110,7 +110,7 @@ def render_summary(summary: Summary, now: datetime) -> str:
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:
     """The host facade. With a broker configured, each armed queue row also wakes a worker at once;
     embedded, the worker's own dispatcher picks the row up within SUMMARIZER_DISPATCH_INTERVAL."""
-    from summarizer.storage.sql_conversations import SqlConversationStore
+    from summarizer.storage.sql.conversation_store import SqlConversationStore
 
     db = db or open_database(settings)
     return Summarizer(
@@ -169,7 +169,7 @@ def build_breaker(settings: Settings, db: Database) -> ProviderBreaker | None:
     from summarizer.llm.factory import chosen_llm
     from summarizer.service.breaker import BreakerConfig, ProviderBreaker
     from summarizer.settings import LLMChoice
-    from summarizer.storage.breakers import SqlBreakerStore
+    from summarizer.storage.sql.breakers import SqlBreakerStore
 
     choice = chosen_llm(settings)
     if choice is LLMChoice.OFFLINE:
@@ -189,7 +189,7 @@ def build_breaker(settings: Settings, db: Database) -> ProviderBreaker | None:
 def build_operations(settings: Settings, db: Database | None = None) -> Operations:
     """The operators' facade (queue, stats, alerts, requeue) for the CLI and any other front end."""
     from summarizer.service.operations import Operations
-    from summarizer.storage.breakers import SqlBreakerStore
+    from summarizer.storage.sql.breakers import SqlBreakerStore
 
     db = db or open_database(settings)
     return Operations(
@@ -226,7 +226,7 @@ def build_alert_service(settings: Settings, db: Database | None = None) -> Alert
     from summarizer.alerting.sinks import Sink, SmtpConfig, SmtpSink, WebhookSink
     from summarizer.domain.alert_rules import AlertThresholds, parse_duration
     from summarizer.settings import SettingsError
-    from summarizer.storage.sql_alerts import SqlAlertStore
+    from summarizer.storage.sql.alert_store import SqlAlertStore
 
     sinks: list[Sink] = []
     if settings.alert_webhook_url:

@@ -18,7 +18,7 @@ from summarizer.logs import redact_text
 from summarizer.settings import LLMChoice, Settings
 
 if TYPE_CHECKING:
-    from summarizer.storage.database import Database
+    from summarizer.storage.sql.database import Database
 
 CONNECT_TIMEOUT_S = 5
 
@@ -113,7 +113,7 @@ def check_database(settings: Settings) -> list[Check]:
 
 
 def _check_schema(settings: Settings, db: Database) -> Check:
-    from summarizer.storage import migrations as m
+    from summarizer.storage.sql import migrations as m
 
     try:
         current, head = m.current_revision(db), m.head_revision(db)

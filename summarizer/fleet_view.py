@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, select
 
-from summarizer.storage.database import Database
-from summarizer.storage.schema import agents, summaries, summary_runs
-from summarizer.storage.schema import summary_update_queue as queue
-from summarizer.storage.stats import COMPLETED_OUTCOMES, FAILED_OUTCOMES
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import agents, summaries, summary_runs
+from summarizer.storage.sql.schema import summary_update_queue as queue
+from summarizer.storage.sql.stats import COMPLETED_OUTCOMES, FAILED_OUTCOMES
 
 MAX_BUCKETS = 240
 

@@ -39,9 +39,9 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
 
 from summarizer.domain.breaker_state import CLOSED, HALF_OPEN, OPEN
-from summarizer.storage import breakers
-from summarizer.storage.database import Database
-from summarizer.storage.schema import summaries, summary_runs, summary_update_queue
+from summarizer.storage.sql import breakers
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import summaries, summary_runs, summary_update_queue
 
 QUEUE_STATES = ("pending", "running", "idle", "failed")
 DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from summarizer.storage.backends import connect_database
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.fleet import RedisServer
 from tests.support.marks import AMBIENT_PREFIXES, add_service_marks, require_mark, set_running
 from tests.support.services import (

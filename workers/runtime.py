@@ -8,7 +8,7 @@ from summarizer import composition
 from summarizer.alerting.service import AlertService
 from summarizer.service.update import UpdateService
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 
 _lock = threading.Lock()
 _built: tuple[Settings, Database, UpdateService] | None = None

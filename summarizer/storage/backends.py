@@ -1,14 +1,14 @@
 """The one factory that picks a database backend: `connect_database` reads the URL's scheme and returns
-the SQLite backend (storage/sqlite_database.py) or the PostgreSQL backend (storage/postgres_database.py);
+the SQLite backend (storage/sqlite/database.py) or the PostgreSQL backend (storage/postgres/database.py);
 nothing else in the tree asks which database it is on."""
 
 from __future__ import annotations
 
 from sqlalchemy.engine import make_url
 
-from summarizer.storage.database import DEFAULT_PREPARE_THRESHOLD, PING_AFTER_IDLE_S, Database
-from summarizer.storage.postgres_database import PostgresDatabase
-from summarizer.storage.sqlite_database import SqliteDatabase
+from summarizer.storage.postgres.database import PostgresDatabase
+from summarizer.storage.sql.database import DEFAULT_PREPARE_THRESHOLD, PING_AFTER_IDLE_S, Database
+from summarizer.storage.sqlite.database import SqliteDatabase
 
 
 def connect_database(

@@ -17,7 +17,6 @@ from typing import Any
 from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
 from summarizer.engine.model import Summary
-from summarizer.storage.commit_guards import FOLDED, LOST, STALE, guard_error
 from summarizer.storage.port import (
     AgentState,
     AlertDraft,
@@ -31,6 +30,7 @@ from summarizer.storage.port import (
     UpdateCommit,
     VersionWrite,
 )
+from summarizer.storage.sql.commit_guards import FOLDED, LOST, STALE, guard_error
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
 from summarizer.testing.memory_versions import MemoryVersions

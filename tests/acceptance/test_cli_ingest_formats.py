@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from summarizer.storage.backends import connect_database
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.acceptance.cli import run_cli
 from tests.support.services import copy_sqlite_template
 

@@ -11,7 +11,7 @@ import pytest
 from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.composition import build_database
 from summarizer.settings import load_settings
-from summarizer.storage.migrations import ensure_schema
+from summarizer.storage.sql.migrations import ensure_schema
 from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 from workers.beat import lock_file, lock_holder

@@ -12,8 +12,8 @@ import pytest
 
 from summarizer.composition import build_database
 from summarizer.settings import load_settings
-from summarizer.storage.database import Database
-from summarizer.storage.migrations import ensure_schema
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.migrations import ensure_schema
 from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.processes import alive, children_of, parent_of
 from tests.support.workload import facts, feed, make_store

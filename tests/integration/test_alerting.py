@@ -21,13 +21,13 @@ from summarizer.engine.ports import LLMPermanentError
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.storage import alerts
-from summarizer.storage.alerts import AlertRecord
 from summarizer.storage.backends import connect_database
-from summarizer.storage.database import Database
-from summarizer.storage.schema import agents, summary_update_queue
-from summarizer.storage.sql_alerts import SqlAlertStore
-from summarizer.storage.summaries import record_run
+from summarizer.storage.sql import alerts
+from summarizer.storage.sql.alert_store import SqlAlertStore
+from summarizer.storage.sql.alerts import AlertRecord
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import agents, summary_update_queue
+from summarizer.storage.sql.summaries import record_run
 from summarizer.storage.values import SUMMARY_UPDATES_FAILING, RunRecord
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
 from tests.support.fake_webhook import fake_webhook

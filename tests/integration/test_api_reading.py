@@ -14,10 +14,10 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.model import Summary
 from summarizer.storage.backends import connect_database
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
-from summarizer.storage.schema import summaries
-from summarizer.storage.sql_conversations import SqlConversationStore
+from summarizer.storage.sql.conversation_store import SqlConversationStore
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import summaries
 from summarizer.views import history_json, history_text
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -192,7 +192,7 @@ def test_reads_do_not_wait_for_a_writer_holding_its_lock(db: Database) -> None:
     from sqlalchemy import select as sa_select
     from sqlalchemy import update as sa_update
 
-    from summarizer.storage.schema import agents as agents_table
+    from summarizer.storage.sql.schema import agents as agents_table
 
     api = facade(db)
     feed(api, "a", 2)

@@ -12,7 +12,7 @@ from summarizer import composition
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.settings import Settings
-from summarizer.storage.migrations import SchemaOutOfDate
+from summarizer.storage.sql.migrations import SchemaOutOfDate
 from tests.support.http_api import hermetic_settings
 
 BUILDERS: dict[str, Callable[[Settings], Any]] = {

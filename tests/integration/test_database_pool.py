@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from summarizer.storage.backends import connect_database
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 
 
 def _backend_pid(db: Database) -> int:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from summarizer.cli.main import cli
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.http_api import api_client, canonical, hermetic_settings
 
 AGENT = "team-a/no-ids"

@@ -11,10 +11,10 @@ from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 
-from summarizer.storage.driver_statements import DriverStatement
-from summarizer.storage.postgres_database import PostgresDatabase
-from summarizer.storage.schema import summary_runs
-from summarizer.storage.types import UTCDateTime
+from summarizer.storage.postgres.database import PostgresDatabase
+from summarizer.storage.sql.driver_statements import DriverStatement
+from summarizer.storage.sql.schema import summary_runs
+from summarizer.storage.sql.types import UTCDateTime
 
 BACKEND = DriverStatement(select(func.pg_backend_pid().label("pid")))
 ECHO_TIME = DriverStatement(select(bindparam("at", type_=UTCDateTime()).label("at"), func.now().label("now")))

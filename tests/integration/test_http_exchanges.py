@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.http_api import SCOPED_TOKEN, api_client, bearer, canonical, exchange, hermetic_settings
 
 AGENT = "team-a/coder"

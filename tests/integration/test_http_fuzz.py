@@ -22,7 +22,7 @@ from schemathesis.checks import (
 )
 
 from summarizer.composition import build_http_app
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.http_api import (
     OPERATOR_TOKEN,
     SCOPED_TOKEN,

@@ -15,7 +15,7 @@ from summarizer.composition import build_summarizer, build_update_service
 from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest.reader import read_records
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.http_api import api_client, canonical, exchange, hermetic_settings
 
 AGENT = "team-a/coder"

@@ -15,7 +15,7 @@ from summarizer.engine.ports import AnswerUnusable, LLMAnswer, LLMRequest
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.update import UpdateService
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.http_api import api_client, cli_settings, exchange, invoke
 
 AGENT = "team-a/coder"

@@ -19,11 +19,11 @@ from summarizer.service.ledger import ledger_entries
 from summarizer.service.provenance import Provenance
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.storage import migrations
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
 from summarizer.storage.port import ProvenanceFacts
-from summarizer.storage.schema import exchange_drops, summary_versions
+from summarizer.storage.sql import migrations
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import exchange_drops, summary_versions
 from tests.support.workload import exchange_messages
 from tests.unit.service.ledger_runs import random_run
 from tests.unit.service.support import Clock

@@ -8,7 +8,7 @@ import re
 from prometheus_client.parser import text_string_to_metric_families
 
 from summarizer.metrics import build_registry, render
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.services import ROOT
 
 

@@ -12,10 +12,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
-from summarizer.storage import migrations
 from summarizer.storage.backends import connect_database
-from summarizer.storage.database import Database
-from summarizer.storage.schema import metadata
+from summarizer.storage.sql import migrations
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import metadata
 from tests.support.services import fresh_postgres_database
 
 
@@ -76,7 +76,7 @@ def test_a_current_database_is_checked_without_loading_alembic(tmp_path: Path) -
     probe = (
         "import sys\n"
         "from summarizer.storage.backends import connect_database\n"
-        "from summarizer.storage.migrations import ensure_schema\n"
+        "from summarizer.storage.sql.migrations import ensure_schema\n"
         f"ensure_schema(connect_database({url!r}), auto_upgrade=False)\n"
         "print(sorted(m for m in sys.modules if m == 'alembic' or m.startswith('alembic.')))\n"
     )

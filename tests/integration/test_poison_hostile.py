@@ -25,10 +25,10 @@ from summarizer.llm.anthropic_adapter import AnthropicLLM
 from summarizer.service.ledger import DROPPED, SUMMARIZED, ledger_entries
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
 from summarizer.storage.port import EXCHANGE_UNSUMMARIZABLE
-from summarizer.storage.schema import alerts, summary_update_queue
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import alerts, summary_update_queue
 from summarizer.testing.fake_messages_api import (
     MESSAGES_PATH,
     FakeMessagesAPI,

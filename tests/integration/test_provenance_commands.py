@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from summarizer.composition import build_http_app, build_update_service
 from summarizer.settings import Settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 from tests.support.http_api import (
     SCOPED_TOKEN,
     api_client,

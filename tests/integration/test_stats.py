@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from summarizer.storage.database import Database
-from summarizer.storage.stats import query_stats
-from summarizer.storage.summaries import record_run
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stats import query_stats
+from summarizer.storage.sql.summaries import record_run
 from summarizer.storage.values import RunRecord
 from tests.support.rows import insert_queued_agent
 

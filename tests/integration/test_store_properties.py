@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
-from summarizer.storage.schema import agents, messages
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import agents, messages
 from tests.support.conversations import WindowMessage, check_window_invariants, conversations
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

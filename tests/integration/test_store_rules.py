@@ -10,10 +10,10 @@ from sqlalchemy import event, func, select
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.conversations import ConversationStore, StoreConfig
-from summarizer.storage.database import Database
-from summarizer.storage.reading import load_history, load_window_messages
-from summarizer.storage.schema import agents, exchanges, messages, summary_update_queue
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.reading import load_history, load_window_messages
+from summarizer.storage.sql.schema import agents, exchanges, messages, summary_update_queue
 from tests.support.rows import agents_waiting_past
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from summarizer.composition import build_http_app
 from summarizer.settings import Settings, load_settings
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 
 OPERATOR_TOKEN = "operator-token-0123456789"
 SCOPED_TOKEN = "scoped-token-0123456789"

@@ -19,7 +19,7 @@ from alembic.config import Config
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from summarizer.storage.schema import metadata
+from summarizer.storage.sql.schema import metadata
 from tests.support.marks import require_mark
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 
 
 @contextmanager

@@ -14,10 +14,10 @@ import pytest
 from psycopg import _queries
 from sqlalchemy.dialects.postgresql import psycopg
 
-from summarizer.storage.constants import inline
-from summarizer.storage.driver_statements import DriverStatement
-from summarizer.storage.postgres_commit import ONE_STATEMENT_HOT
-from summarizer.storage.postgres_store import CLAIM_AND_READ, EVICTED_BATCH_HOT
+from summarizer.storage.postgres.commit import ONE_STATEMENT_HOT
+from summarizer.storage.postgres.store import CLAIM_AND_READ, EVICTED_BATCH_HOT
+from summarizer.storage.sql.constants import inline
+from summarizer.storage.sql.driver_statements import DriverStatement
 
 DIALECT: Any = psycopg.dialect()  # type: ignore[no-untyped-call]
 HOT: dict[str, DriverStatement] = {

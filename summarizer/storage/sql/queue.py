@@ -36,9 +36,9 @@ from sqlalchemy import (
 )
 
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
-from summarizer.storage.constants import inline
-from summarizer.storage.schema import alerts
-from summarizer.storage.schema import summary_update_queue as q
+from summarizer.storage.sql.constants import inline
+from summarizer.storage.sql.schema import alerts
+from summarizer.storage.sql.schema import summary_update_queue as q
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, Claim, QueueRow
 
 

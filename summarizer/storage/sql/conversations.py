@@ -4,7 +4,7 @@ A batch is one transaction: the messages, their exchanges, the evictions they ca
 rows commit together or not at all (a transactional outbox: the queue row is the eviction event). The
 work per message is constant: the agent row carries running totals, evictions are range updates over the
 oldest exchanges, nothing rescans the history, and a batch of many agents costs the same statements as a
-batch of one (storage/recording.py).
+batch of one (storage/sql/recording.py).
 
 Tokens are counted first, outside the transaction, then the batch is recorded: a counter that calls an API
 (SUMMARIZER_TOKEN_COUNTER=anthropic) never holds the write lock while it waits. Messages whose host id is
@@ -23,11 +23,17 @@ from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter, message_tokens
-from summarizer.storage.database import Database
-from summarizer.storage.recording import Counted, Recording, insert_agents, record_batches, stored_identities
-from summarizer.storage.schema import agents
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.recording import (
+    Counted,
+    Recording,
+    insert_agents,
+    record_batches,
+    stored_identities,
+)
+from summarizer.storage.sql.schema import agents
+from summarizer.storage.sql.window_rows import check_agent_id
 from summarizer.storage.values import AgentIngest, IngestReport
-from summarizer.storage.window_rows import check_agent_id
 
 __all__ = ["AgentIngest", "ConversationStore", "IngestReport", "StoreConfig"]
 

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import Connection, and_, bindparam, update
 
 from summarizer.domain.window import Plan
-from summarizer.storage.bulk import bulk_insert
-from summarizer.storage.schema import exchanges, messages
-from summarizer.storage.window_rows import eviction_times, reason_for
+from summarizer.storage.sql.bulk import bulk_insert
+from summarizer.storage.sql.schema import exchanges, messages
+from summarizer.storage.sql.window_rows import eviction_times, reason_for
 
 _GROW_EXCHANGE = (
     update(exchanges)

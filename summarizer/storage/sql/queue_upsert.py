@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, case
 
 from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
-from summarizer.storage.schema import summary_update_queue as q
-from summarizer.storage.upserts import for_connection, per_database
+from summarizer.storage.sql.schema import summary_update_queue as q
+from summarizer.storage.sql.upserts import for_connection, per_database
 
 
 def _arm_statement(insert: Callable[..., Any]) -> Any:

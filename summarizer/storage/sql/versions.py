@@ -3,7 +3,7 @@
 Every committed version is copied into `summary_versions`, and every exchange that version forgot gets an
 `exchange_drops` row with its reason, in the same commit as the `summaries` row (the update's commit,
 aging's swap, a rollback), as two more statements of its transaction. PostgreSQL's update commit carries
-the same two writes in its one statement (storage/postgres_commit.py).
+the same two writes in its one statement (storage/postgres/commit.py).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from sqlalchemy import (
 
 from summarizer.engine.model import Summary, items_from_json
 from summarizer.engine.provenance import Forgotten
-from summarizer.storage.schema import agents, exchange_drops, summary_versions
-from summarizer.storage.summaries import SUMMARY_VALUE_PARAMS, swap_params
+from summarizer.storage.sql.schema import agents, exchange_drops, summary_versions
+from summarizer.storage.sql.summaries import SUMMARY_VALUE_PARAMS, swap_params
 from summarizer.storage.values import DropRecord, KeptVersion, VersionWrite
 
 

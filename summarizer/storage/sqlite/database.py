@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 
 SQLITE_BUSY_TIMEOUT_S = 30
 

@@ -1,5 +1,5 @@
-"""PostgreSQL's form of a new version's two further writes (storage/versions.py): the kept copy and the
-drop rows, as data-modifying CTEs of the update's one-statement commit (storage/postgres_commit.py).
+"""PostgreSQL's form of a new version's two further writes (storage/sql/versions.py): the kept copy and the
+drop rows, as data-modifying CTEs of the update's one-statement commit (storage/postgres/commit.py).
 
 Their values travel as JSONB parameters unpacked by `jsonb_populate_record[set]`, so the commit stays
 short enough for psycopg's query cache (4,096 characters). A kept version that already exists is a
@@ -14,11 +14,11 @@ from sqlalchemy import bindparam, func, literal_column, select
 from sqlalchemy.dialects import postgresql
 
 from summarizer.engine.model import Summary
-from summarizer.storage.schema import exchange_drops, summary_versions
-from summarizer.storage.summaries import SUMMARY_VALUE_PARAMS
-from summarizer.storage.types import Json
+from summarizer.storage.sql.schema import exchange_drops, summary_versions
+from summarizer.storage.sql.summaries import SUMMARY_VALUE_PARAMS
+from summarizer.storage.sql.types import Json
+from summarizer.storage.sql.versions import drop_rows
 from summarizer.storage.values import VersionWrite
-from summarizer.storage.versions import drop_rows
 
 # The kept copy's columns travel as one JSONB object; its items are the swap's own parameter, sent once.
 _KEEP_ROW = func.jsonb_populate_record(

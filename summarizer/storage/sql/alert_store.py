@@ -11,10 +11,10 @@ from typing import Any
 
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.update_stats import UpdateStats
-from summarizer.storage import alerts
-from summarizer.storage.database import Database
 from summarizer.storage.port import AlertDraft
-from summarizer.storage.stats import query_stats
+from summarizer.storage.sql import alerts
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stats import query_stats
 
 
 class SqlAlertStore:

@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy import Connection, Update, and_, bindparam, case, insert, select, update
 
 from summarizer.engine.model import Summary
-from summarizer.storage.constants import inline
-from summarizer.storage.schema import agents, exchanges, summaries, summary_runs
-from summarizer.storage.summary_rows import summary_values
-from summarizer.storage.upserts import for_connection, per_database
+from summarizer.storage.sql.constants import inline
+from summarizer.storage.sql.schema import agents, exchanges, summaries, summary_runs
+from summarizer.storage.sql.summary_rows import summary_values
+from summarizer.storage.sql.upserts import for_connection, per_database
 from summarizer.storage.values import RunRecord, StaleSummary
 
 # The statements of an update's commit, built once with bind parameters: constructing them and generating

@@ -11,10 +11,10 @@ from sqlalchemy import RowMapping, select, update
 from sqlalchemy.engine import Connection
 
 from summarizer.domain.breaker_state import CLOSED, OPEN, PROVIDER_DOWN, BreakerState
-from summarizer.storage import alerts
-from summarizer.storage.database import Database
-from summarizer.storage.schema import provider_breakers as table
-from summarizer.storage.upserts import for_connection, per_database
+from summarizer.storage.sql import alerts
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import provider_breakers as table
+from summarizer.storage.sql.upserts import for_connection, per_database
 
 
 def _state(m: RowMapping) -> BreakerState:

@@ -3,8 +3,8 @@ SQLite and PostgreSQL.
 
 Each method opens one short transaction on the `Database`. The update's hot path (the claim with the
 agent's state, the batch read, the commit) is where the databases part ways, so those three are left to
-the backends: `SqliteStore` (storage/sqlite_store.py) runs them step by step in transactions,
-`PostgresStore` (storage/postgres_store.py) as one statement each through `run_hot`. The composition
+the backends: `SqliteStore` (storage/sqlite/store.py) runs them step by step in transactions,
+`PostgresStore` (storage/postgres/store.py) as one statement each through `run_hot`. The composition
 root builds the one that fits the database.
 """
 
@@ -16,10 +16,10 @@ from datetime import date, datetime
 from typing import Generic, TypeVar
 
 from summarizer.engine.model import Summary
-from summarizer.storage import alerts, queue, queue_sweeps, reading, stats, summaries, versions
-from summarizer.storage.database import Database
 from summarizer.storage.port import AlertDraft, ParkedRun
-from summarizer.storage.stats import UpdateStats
+from summarizer.storage.sql import alerts, queue, queue_sweeps, reading, stats, summaries, versions
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stats import UpdateStats
 from summarizer.storage.values import (
     AgentState,
     Claim,

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from summarizer.domain.errors import SummarizerError
-from summarizer.storage.database import Database
+from summarizer.storage.sql.database import Database
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 SCHEMA_HEAD = "0006"
 """The newest migration's revision (tests/integration/test_migrations.py checks it against migrations/)."""
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 def alembic_ini() -> Path:

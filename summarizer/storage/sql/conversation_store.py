@@ -13,9 +13,9 @@ from sqlalchemy import Connection, select, text
 from summarizer.domain.history import HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
-from summarizer.storage import reading
-from summarizer.storage.conversations import ConversationStore, IngestReport
-from summarizer.storage.schema import agents
+from summarizer.storage.sql import reading
+from summarizer.storage.sql.conversations import ConversationStore, IngestReport
+from summarizer.storage.sql.schema import agents
 
 
 class SqlConversationStore:

@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, and_, case, or_, select, update
 
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
-from summarizer.storage.queue_upsert import arm_queue_row, arm_queue_rows
-from summarizer.storage.schema import agents
-from summarizer.storage.schema import summary_update_queue as q
+from summarizer.storage.sql.queue_upsert import arm_queue_row, arm_queue_rows
+from summarizer.storage.sql.schema import agents
+from summarizer.storage.sql.schema import summary_update_queue as q
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, Rescued
 
 

@@ -4,27 +4,27 @@ In order: the batch comes off the agent's count of unsummarized exchanges (locki
 the conversation store's lock order), the queue row is completed if our claim token still holds it, the
 summary is swapped if its version did not move, the batch's exchanges are marked folded into the new
 version if every one of them was still unsummarized, the version is kept with the exchanges it forgot,
-and the run is recorded. A failed guard (storage/commit_guards.py) raises `LostClaim` or `StaleSummary`
+and the run is recorded. A failed guard (storage/sql/commit_guards.py) raises `LostClaim` or `StaleSummary`
 and the whole commit rolls back.
 
 This module holds what both backends share: the commit's data, the step-by-step form the SQLite backend
 runs in one transaction, and the alert writes that go with a commit. The PostgreSQL backend sends the
-same steps as one statement (storage/postgres_commit.py).
+same steps as one statement (storage/postgres/commit.py).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Connection
 
-from summarizer.storage import alerts, queue
-from summarizer.storage.commit_guards import FOLDED, LOST, STALE, guard_error
-from summarizer.storage.summaries import mark_folded, record_run, swap_summary, take_off_unsummarized
+from summarizer.storage.sql import alerts, queue
+from summarizer.storage.sql.commit_guards import FOLDED, LOST, STALE, guard_error
+from summarizer.storage.sql.summaries import mark_folded, record_run, swap_summary, take_off_unsummarized
+from summarizer.storage.sql.versions import write_version
 from summarizer.storage.values import (
     SUMMARY_UPDATES_FAILING,
     StaleSummary,
     UpdateCommit,
 )
-from summarizer.storage.versions import write_version
 
 
 def write_alerts(conn: Connection, commit: UpdateCommit) -> bool:

@@ -17,9 +17,9 @@ from typing import Any
 from sqlalchemy import Connection, Integer, and_, bindparam, func, or_, select
 
 from summarizer.domain.messages import EvictedExchange, StoredMessage
-from summarizer.storage.reading import message_from_row
-from summarizer.storage.schema import agents, exchanges, messages, summaries
-from summarizer.storage.summary_rows import summary_from_row
+from summarizer.storage.sql.reading import message_from_row
+from summarizer.storage.sql.schema import agents, exchanges, messages, summaries
+from summarizer.storage.sql.summary_rows import summary_from_row
 from summarizer.storage.values import AgentState, EvictedBatch
 
 # What an update needs of the agent: where its window starts, how long its backlog has waited, its summary.

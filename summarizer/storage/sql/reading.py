@@ -12,8 +12,8 @@ from summarizer.domain.history import ExchangeView, HistoryView
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
 from summarizer.engine.model import Summary
-from summarizer.storage.schema import agents, exchanges, messages, summaries
-from summarizer.storage.summary_rows import summary_from_row
+from summarizer.storage.sql.schema import agents, exchanges, messages, summaries
+from summarizer.storage.sql.summary_rows import summary_from_row
 
 __all__ = [
     "ExchangeView",

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from summarizer.storage import queue
-from summarizer.storage.batch_reads import EVICTED_BATCH, batch_from_rows, batch_params, read_agent_state
-from summarizer.storage.sql_store import SqlStore
-from summarizer.storage.sqlite_database import SqliteDatabase
-from summarizer.storage.update_commit import commit_in_steps, write_alerts
+from summarizer.storage.sql import queue
+from summarizer.storage.sql.batch_reads import EVICTED_BATCH, batch_from_rows, batch_params, read_agent_state
+from summarizer.storage.sql.store import SqlStore
+from summarizer.storage.sql.update_commit import commit_in_steps, write_alerts
+from summarizer.storage.sqlite.database import SqliteDatabase
 from summarizer.storage.values import AgentState, Claim, Committed, EvictedBatch, UpdateCommit
 
 

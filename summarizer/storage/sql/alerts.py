@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, RowMapping, and_, bindparam, case, insert, or_, select, update
 
 from summarizer.domain.alert_records import AlertRecord
-from summarizer.storage.schema import alerts
+from summarizer.storage.sql.schema import alerts
 from summarizer.storage.values import (
     EVENT_KINDS,
     AlertDraft,

@@ -18,13 +18,13 @@ from typing import Any
 from sqlalchemy import Integer, bindparam, case, exists, func, select, true
 from sqlalchemy.exc import DBAPIError
 
-from summarizer.storage import queue
-from summarizer.storage.commit_guards import FOLDED, GUARDS, LOST, STALE, abort_reason, guard_error
-from summarizer.storage.constants import inline
-from summarizer.storage.driver_statements import DriverStatement
-from summarizer.storage.postgres_database import PostgresDatabase
-from summarizer.storage.postgres_versions import keep_version_cte, record_drops_cte, version_params
-from summarizer.storage.summaries import (
+from summarizer.storage.postgres.database import PostgresDatabase
+from summarizer.storage.postgres.versions import keep_version_cte, record_drops_cte, version_params
+from summarizer.storage.sql import queue
+from summarizer.storage.sql.commit_guards import FOLDED, GUARDS, LOST, STALE, abort_reason, guard_error
+from summarizer.storage.sql.constants import inline
+from summarizer.storage.sql.driver_statements import DriverStatement
+from summarizer.storage.sql.summaries import (
     MARK_FOLDED,
     RECORD_RUN,
     TAKE_OFF,
@@ -34,7 +34,7 @@ from summarizer.storage.summaries import (
     swap_statement,
     take_off_params,
 )
-from summarizer.storage.update_commit import write_alerts
+from summarizer.storage.sql.update_commit import write_alerts
 from summarizer.storage.values import Committed, UpdateCommit
 
 

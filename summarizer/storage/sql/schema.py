@@ -18,7 +18,7 @@ from sqlalchemy import (
     text,
 )
 
-from summarizer.storage.types import BigId, Json, UTCDateTime
+from summarizer.storage.sql.types import BigId, Json, UTCDateTime
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -115,7 +115,7 @@ summary_update_queue = Table(
     Column("last_error", Text, nullable=True),
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "state", "available_at"),
-    # Pending rows in claim order: a claim reads one entry (storage/queue.py, _due_rows).
+    # Pending rows in claim order: a claim reads one entry (storage/sql/queue.py, _due_rows).
     Index(
         "ix_summary_update_queue_pending_due",
         "priority",

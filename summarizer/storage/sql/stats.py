@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy import Connection, case, func, literal, select
 
 from summarizer.domain.update_stats import UpdateStats
-from summarizer.storage.schema import summary_runs as runs
-from summarizer.storage.schema import summary_update_queue as q
+from summarizer.storage.sql.schema import summary_runs as runs
+from summarizer.storage.sql.schema import summary_update_queue as q
 
 __all__ = ["COMPLETED_OUTCOMES", "FAILED_OUTCOMES", "PARKED_OUTCOME", "UpdateStats", "query_stats"]
 

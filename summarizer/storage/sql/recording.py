@@ -25,12 +25,12 @@ from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import TokenCounter, message_tokens
 from summarizer.domain.window import Plan, WindowPlanner, WindowState
-from summarizer.storage.queue_upsert import arm_queue_rows
-from summarizer.storage.recording_rows import PlanRows
-from summarizer.storage.schema import agents, exchanges, messages
-from summarizer.storage.upserts import for_connection, per_database
+from summarizer.storage.sql.queue_upsert import arm_queue_rows
+from summarizer.storage.sql.recording_rows import PlanRows
+from summarizer.storage.sql.schema import agents, exchanges, messages
+from summarizer.storage.sql.upserts import for_connection, per_database
+from summarizer.storage.sql.window_rows import LOOKUP_CHUNK, state_from_row, state_values
 from summarizer.storage.values import AgentIngest, IngestReport
-from summarizer.storage.window_rows import LOOKUP_CHUNK, state_from_row, state_values
 
 ID_CHUNK = 500
 """Agents (or host ids) per lookup statement: well inside every driver's parameter limit."""

@@ -1,7 +1,7 @@
 """The PostgreSQL backend of the storage port: the update's hot path as one statement per step.
 
 The claim is a data-modifying CTE joined to the claimed agent and its summary, so the claim brings the
-agent's state along; the batch read and the commit (storage/postgres_commit.py) are one statement each.
+agent's state along; the batch read and the commit (storage/postgres/commit.py) are one statement each.
 All three run through `PostgresDatabase.run_hot` (psycopg alone, see driver_statements.py): an update
 costs three round trips.
 """
@@ -13,19 +13,19 @@ from typing import Any
 
 from sqlalchemy import select
 
-from summarizer.storage import queue
-from summarizer.storage.batch_reads import (
+from summarizer.storage.postgres.commit import commit_in_one_statement
+from summarizer.storage.postgres.database import PostgresDatabase
+from summarizer.storage.sql import queue
+from summarizer.storage.sql.batch_reads import (
     EVICTED_BATCH,
     STATE_COLUMNS,
     agent_state_from_row,
     batch_from_rows,
     batch_params,
 )
-from summarizer.storage.driver_statements import DriverStatement
-from summarizer.storage.postgres_commit import commit_in_one_statement
-from summarizer.storage.postgres_database import PostgresDatabase
-from summarizer.storage.schema import agents, summaries
-from summarizer.storage.sql_store import SqlStore
+from summarizer.storage.sql.driver_statements import DriverStatement
+from summarizer.storage.sql.schema import agents, summaries
+from summarizer.storage.sql.store import SqlStore
 from summarizer.storage.values import AgentState, Claim, Committed, EvictedBatch, UpdateCommit
 
 
