@@ -41,9 +41,9 @@ from summarizer.composition import (
     build_worker_config,
     render_summary,
 )
+from summarizer.composition.llm import build_engine
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest.reader import read_records
-from summarizer.llm.factory import build_engine
 from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.sql.conversation_store import SqlConversationStore

@@ -45,11 +45,14 @@ class Summarizer:
         *,
         default_budget: int,
         render_summary: SummaryRenderer,
+        summary_max_tokens: int | None = None,
         on_queued: Callable[[Sequence[str]], None] | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
         self._default_budget = default_budget
+        self.summary_max_tokens = summary_max_tokens
+        """The configured cap, shown beside a summary's size."""
         self._render = render_summary
         self._on_queued = on_queued
         self._clock = clock

@@ -62,7 +62,7 @@ def check_provider(settings: Settings, choice: LLMChoice, name: str = "llm") -> 
         return Check(name, True, "offline summarizer: no provider to check (SUMMARIZER_LLM=anthropic|openai)")
     if choice is LLMChoice.FAKE:
         return Check(name, True, "fake LLM (for tests): no provider to check")
-    from summarizer.llm.factory import build_provider
+    from summarizer.composition.llm import build_provider
 
     label = _provider_label(settings, choice)
 
@@ -164,7 +164,7 @@ def check_broker(settings: Settings) -> Check:
 
 
 def run_checks(settings: Settings) -> list[Check]:
-    from summarizer.llm.factory import chosen_llm
+    from summarizer.composition.llm import chosen_llm
 
     checks = [check_provider(settings, chosen_llm(settings))]
     if settings.llm_fallback is not None:

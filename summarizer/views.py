@@ -98,7 +98,9 @@ def message_json(m: StoredMessage) -> dict[str, Any]:
     }
 
 
-def summary_json(summary: Summary | None, agent_id: str, markdown: str, max_tokens: int) -> dict[str, Any]:
+def summary_json(
+    summary: Summary | None, agent_id: str, markdown: str, max_tokens: int | None
+) -> dict[str, Any]:
     """The `summarizer summary --json` document; tiers hold items youngest tier first."""
     tiers: dict[str, list[dict[str, Any]]] = {tier.value: [] for tier in TIERS_YOUNG_TO_OLD}
     for item in in_time_order(summary.items) if summary else ():

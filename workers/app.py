@@ -10,8 +10,8 @@ from typing import Any
 
 from celery import Celery
 
-from summarizer import composition
 from summarizer.broker.celery_config import celery_config
+from workers import process_settings
 
 app = Celery("summarizer", include=["workers.tasks"])
 
@@ -19,7 +19,7 @@ app = Celery("summarizer", include=["workers.tasks"])
 @app.on_configure.connect
 def _configure(sender: Celery, **_: Any) -> None:
     # Runs once, when Celery first needs its configuration; the dict is read right after this returns.
-    sender.config_from_object(celery_config(composition.load()))
+    sender.config_from_object(celery_config(process_settings.settings()))
 
 
 import workers.beat  # noqa: E402  (registers the single-beat guard on the beat signals)

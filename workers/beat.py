@@ -33,8 +33,8 @@ import structlog
 from celery.beat import PersistentScheduler
 from celery.signals import beat_embedded_init, beat_init
 
-from summarizer import composition
 from summarizer.settings import Settings
+from workers import process_settings
 from workers.parent_death import bind_to_parent
 
 log = structlog.get_logger("workers.beat")
@@ -150,7 +150,7 @@ def take_guard() -> None:
     worker = _supervising_worker()
     if worker is not None:
         bind_to_parent(worker)
-    settings = composition.load()
+    settings = process_settings.settings()
     try:
         _held.append(acquire_beat_guard(settings))
     except BeatAlreadyRunning as exc:

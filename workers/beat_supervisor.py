@@ -41,8 +41,8 @@ import structlog
 from celery import Celery, bootsteps
 from celery.signals import worker_shutting_down
 
-from summarizer import composition
 from summarizer.broker.celery_config import CELERY_APP
+from workers import process_settings
 from workers.beat import EXIT_BEAT_TAKEN, PARENT_PID_ENV, guard_is_free
 
 log = structlog.get_logger("workers.beat_supervisor")
@@ -179,7 +179,7 @@ class SupervisedBeat(bootsteps.StartStopStep):
     def create(self, parent: Any) -> BeatSupervisor:  # type: ignore[override]  # celery-types says None
         level = parent.loglevel
         name = logging.getLevelName(level) if isinstance(level, int) else str(level or "INFO")
-        settings = composition.load()
+        settings = process_settings.settings()
         supervisor = BeatSupervisor(beat_command(name), lambda: guard_is_free(settings))
         _supervisors.append(supervisor)
         return supervisor

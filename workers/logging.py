@@ -11,14 +11,14 @@ from typing import Any
 import structlog
 from celery.signals import setup_logging, task_postrun, task_prerun
 
-from summarizer import composition
 from summarizer.logs import configure_logging
+from workers import process_settings
 
 
 @setup_logging.connect
 def _configure(loglevel: str | int | None = None, **_: Any) -> None:
     """Connected, this signal also tells Celery not to install its own handlers."""
-    level = loglevel if isinstance(loglevel, str) and loglevel else composition.load().log_level
+    level = loglevel if isinstance(loglevel, str) and loglevel else process_settings.settings().log_level
     configure_logging(level=level)
 
 

@@ -9,6 +9,7 @@ from summarizer.alerting.service import AlertService
 from summarizer.service.update import UpdateService
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
+from workers import process_settings
 
 _lock = threading.Lock()
 _built: tuple[Settings, Database, UpdateService] | None = None
@@ -19,7 +20,7 @@ def _build() -> tuple[Settings, Database, UpdateService]:
     global _built
     with _lock:
         if _built is None:
-            settings = composition.load()
+            settings = process_settings.settings()
             db = composition.open_database(settings)
             _built = (settings, db, composition.build_update_service(settings, db))
         return _built

@@ -26,9 +26,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from summarizer.cli.runtime import Runtime, open_runtime
 from summarizer.composition import render_summary
+from summarizer.composition.llm import chosen_llm
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.tiers import KEEP_FOR_DAYS
-from summarizer.llm.factory import chosen_llm
 from summarizer.samples import SAMPLE_AGENT as DEMO_AGENT
 from summarizer.samples import sample_path
 from summarizer.settings import LLMChoice
@@ -195,5 +195,5 @@ def print_dashboard(rt: Runtime, console: Console) -> None:
     figures = rt.operations().stats(timedelta(hours=1).total_seconds())
     console.rule("summary updates")
     counts_tokens = chosen_llm(rt.settings) is not LLMChoice.OFFLINE
-    text = stats_text(figures, "hour", rt.settings.summary_max_tokens, counts_tokens=counts_tokens)
+    text = stats_text(figures, "hour", counts_tokens=counts_tokens)
     console.print(text, markup=False, highlight=False)

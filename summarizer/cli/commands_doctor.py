@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from summarizer import composition
+from summarizer.cli.runtime import current_settings
 
 
 @click.command()
@@ -14,7 +14,7 @@ def doctor() -> None:
     """Check the LLM provider, the database, its schema and the broker; one line each."""
     from summarizer.doctor import run_checks
 
-    checks = run_checks(composition.load())
+    checks = run_checks(current_settings())
     for check in checks:
         click.echo(check.line())
     sys.exit(0 if all(c.ok for c in checks) else 1)

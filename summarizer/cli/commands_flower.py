@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 
 import click
 
-from summarizer import composition
 from summarizer.broker.celery_config import CELERY_APP
+from summarizer.cli.runtime import current_settings
 from summarizer.settings import SettingsError
 
 SETTING_VARIABLE = "SUMMARIZER_FLOWER_BASIC_AUTH"
@@ -132,7 +132,7 @@ def flower(port: int, address: str, insecure: bool, flower_args: tuple[str, ...]
 
     Extra arguments go to Flower as they are, e.g. `summarizer flower -- --url_prefix=flower`.
     """
-    settings = composition.load()
+    settings = current_settings()
     if not settings.broker_url:
         raise SettingsError(
             "Flower needs SUMMARIZER_BROKER_URL (e.g. redis://...): the embedded broker sends no task events"

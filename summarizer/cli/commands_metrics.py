@@ -9,6 +9,7 @@ import click
 from prometheus_client.exposition import ThreadingWSGIServer, make_wsgi_app
 
 from summarizer import composition
+from summarizer.cli.runtime import current_settings
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -21,7 +22,7 @@ class _QuietHandler(WSGIRequestHandler):
 @click.option("--port", default=9464, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 def metrics(host: str, port: int) -> None:
     """Serve the fleet's Prometheus metrics (queue, breaker, updates, LLM tokens, aging) at /metrics."""
-    app = make_wsgi_app(composition.build_metrics_registry(composition.load()))
+    app = make_wsgi_app(composition.build_metrics_registry(current_settings()))
     try:
         server: WSGIServer = make_server(host, port, app, ThreadingWSGIServer, handler_class=_QuietHandler)
     except OSError as exc:

@@ -15,19 +15,18 @@ import click
 from summarizer import composition
 from summarizer.alerting.service import EvaluationReport
 from summarizer.cli.breaker_text import breaker_lines
+from summarizer.cli.runtime import current_settings
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.update_stats import UpdateStats
 from summarizer.humanize import age, tokens_short
 from summarizer.service.operations import Operations
-from summarizer.settings import Settings
 
 
-def _open() -> tuple[Settings, Operations]:
-    """Settings and the operators' facade; not `open_runtime()`, whose conversation facade would load the
-    LLM SDK (seconds of imports) for commands that only read a few tables."""
-    settings = composition.load()
-    return settings, composition.build_operations(settings)
+def _open() -> Operations:
+    """The operators' facade; not `open_runtime()`, whose conversation facade would load the LLM SDK
+    (seconds of imports) for commands that only read a few tables."""
+    return composition.build_operations(current_settings())
 
 
 def _window(text: str) -> float:
@@ -44,7 +43,7 @@ def duration_text(ms: float | None) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f}s"
 
 
-def stats_text(s: UpdateStats, label: str, cap: int, *, counts_tokens: bool = True) -> str:
+def stats_text(s: UpdateStats, label: str, *, counts_tokens: bool = True) -> str:
     """The seed's dashboard block, plus the queue, LLM cost, paths and truncations.
 
     `counts_tokens=False` (the offline summarizer calls no model) says so instead of "0 in / 0 out".
@@ -55,7 +54,7 @@ def stats_text(s: UpdateStats, label: str, cap: int, *, counts_tokens: bool = Tr
         if counts_tokens
         else "none counted (the offline summarizer calls no model)"
     )
-    cap_text = tokens_short(cap)
+    cap_text = tokens_short(s.summary_max_tokens) if s.summary_max_tokens is not None else "?"
     size = (
         f"n/a (cap {cap_text} tokens)"
         if s.avg_summary_tokens is None
@@ -85,18 +84,18 @@ def stats_text(s: UpdateStats, label: str, cap: int, *, counts_tokens: bool = Tr
 def stats(as_json: bool, since: str) -> None:
     """Summary update figures over a recent window, and the queue as it is now."""
     seconds = _window(since)
-    settings, ops = _open()
+    ops = _open()
     figures = ops.stats(seconds)
     label = format_duration(seconds)
     now = datetime.now(UTC)
     breakers = ops.breakers()
     if as_json:
-        doc = figures.to_json(settings.summary_max_tokens)
+        doc = figures.to_json()
         doc["window"]["label"] = label
         doc["breakers"] = [b.to_json(now) for b in breakers]
         click.echo(json.dumps(doc, indent=2))
     else:
-        click.echo(stats_text(figures, label, settings.summary_max_tokens))
+        click.echo(stats_text(figures, label))
         for line in breaker_lines(breakers, now, closed_too=True):
             click.echo(f"  {line}")
 
@@ -142,7 +141,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
     """Open alerts (all with --all); `alerts ack ID` acknowledges one, `alerts check` evaluates now."""
     if ctx.invoked_subcommand is not None:
         return
-    records = _open()[1].alerts(include_resolved=show_all, limit=limit)
+    records = _open().alerts(include_resolved=show_all, limit=limit)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in records], indent=2))
         return
@@ -157,7 +156,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
 @click.argument("alert_id", type=int, metavar="ID")
 def ack(alert_id: int) -> None:
     """Acknowledge alert ID: it stays open until its condition clears, but is not sent anywhere else."""
-    record = _open()[1].ack_alert(alert_id)
+    record = _open().ack_alert(alert_id)
     assert record.acknowledged_at is not None
     click.echo(f"alert #{record.id} ({record.kind}) acknowledged at {record.acknowledged_at.isoformat()}")
 
@@ -180,7 +179,7 @@ def report_text(report: EvaluationReport) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def check(as_json: bool) -> None:
     """Evaluate the rules and deliver pending notices now (what beat does every ALERT_INTERVAL)."""
-    report = _open()[1].check_alerts()
+    report = _open().check_alerts()
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else report_text(report))
     if report.errors:
         raise SystemExit(1)

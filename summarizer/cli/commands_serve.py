@@ -7,7 +7,7 @@ import socket
 
 import click
 
-from summarizer import composition
+from summarizer.cli.runtime import current_settings
 from summarizer.composition import build_http_app
 
 
@@ -46,7 +46,7 @@ def serve(host: str | None, port: int | None) -> None:
     """
     import uvicorn
 
-    settings = composition.load()
+    settings = current_settings()
     # Refuses to go on without a token before touching the database; then opens it at the current schema.
     app = build_http_app(settings)
     sock = _listen(host or settings.api_host, settings.api_port if port is None else port)

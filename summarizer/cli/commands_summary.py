@@ -46,7 +46,7 @@ def summary(agent_id: str, as_json: bool, now_text: str | None, version: int | N
     elif current is None or not current.items:
         markdown = aged_out_line(provenance, agent_id) or markdown
     if as_json:
-        payload = summary_json(current, agent_id, markdown, rt.settings.summary_max_tokens)
+        payload = summary_json(current, agent_id, markdown, rt.summarizer.summary_max_tokens)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         click.echo(markdown)

@@ -18,6 +18,7 @@ import click
 from summarizer import composition
 from summarizer.broker.celery_config import CELERY_APP
 from summarizer.cli.breaker_text import breaker_lines
+from summarizer.cli.runtime import current_settings
 from summarizer.domain.clock import utcnow
 from summarizer.domain.queue_states import STATES as QUEUE_STATES
 
@@ -61,7 +62,7 @@ def worker(
     concurrency: int | None, pool: str | None, with_beat: bool | None, hostname: str | None, loglevel: str
 ) -> None:
     """Run a summary worker (the same as `celery -A workers.app worker`)."""
-    settings = composition.load()
+    settings = current_settings()
     composition.open_database(settings)
     args = ["worker", "-l", loglevel, "-Q", "summarizer"]
     if concurrency:
@@ -90,7 +91,7 @@ def beat(loglevel: str) -> None:
 @click.option("--max-runs", type=int, help="Stop after this many updates.")
 def drain(agent_id: str | None, max_runs: int | None) -> None:
     """Process every due queue row in this process, then exit (scripts, tests, backfills)."""
-    settings = composition.load()
+    settings = current_settings()
     report = composition.build_update_service(settings, composition.open_database(settings)).drain(
         agent_id, max_runs
     )
@@ -109,7 +110,7 @@ def drain(agent_id: str | None, max_runs: int | None) -> None:
 )
 def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
     """The summary update queue: one row per agent."""
-    ops = composition.build_operations(composition.load())
+    ops = composition.build_operations(current_settings())
     rows = ops.queue(states or None)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in rows], indent=2))
@@ -137,7 +138,7 @@ def requeue(agent_id: str | None, all_parked: bool) -> None:
     """Re-arm AGENT's summary updates (after it was parked as failed), or every parked agent's."""
     if all_parked == (agent_id is not None):
         raise click.UsageError("give either AGENT or --all-parked")
-    ops = composition.build_operations(composition.load())
+    ops = composition.build_operations(current_settings())
     if agent_id is None:
         done_all = ops.requeue_all_parked()
         failed_wake = next((r.wake_error for r in done_all if r.wake_error), None)

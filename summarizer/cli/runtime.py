@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+import click
+
 from summarizer import composition
 from summarizer.api import Summarizer
 from summarizer.settings import Settings
@@ -29,10 +31,26 @@ class Runtime:
     """Builds the provenance facade (ledger, kept versions) over the same database (`wake=True`: with wake-ups)."""
 
 
+SETTINGS_KEY = "summarizer.settings"
+
+
+def current_settings() -> Settings:
+    """The settings of this command's invocation, read from the environment once and shared by every
+    part of the command (click's context meta is one dict for the whole invocation)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return composition.load()
+    meta = ctx.find_root().meta
+    if SETTINGS_KEY not in meta:
+        meta[SETTINGS_KEY] = composition.load()
+    settings: Settings = meta[SETTINGS_KEY]
+    return settings
+
+
 def open_runtime(*, migrate: bool | None = None) -> Runtime:
     """Settings, the database at the current schema, the facades. `migrate` (default: only for the embedded
     database) upgrades a schema that is behind instead of refusing to run."""
-    settings = composition.load()
+    settings = current_settings()
     db = composition.open_database(settings, migrate=migrate)
     return Runtime(
         settings,

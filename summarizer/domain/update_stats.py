@@ -30,6 +30,8 @@ class UpdateStats:
     truncations: int = 0
     paths: dict[str, int] = field(default_factory=dict)
     queue: dict[str, int] = field(default_factory=dict)
+    summary_max_tokens: int | None = None
+    """The configured cap, the "/10k" of the dashboard's "7.8k/10k tokens" (set by the operators' facade)."""
 
     @property
     def runs(self) -> int:
@@ -51,9 +53,8 @@ class UpdateStats:
     def window_seconds(self) -> float:
         return (self.until - self.since).total_seconds()
 
-    def to_json(self, summary_max_tokens: int | None = None) -> dict[str, Any]:
-        """The `stats --json` document: seed 004's metrics first, then the breakdowns. `summary_max_tokens`
-        is the configured cap, the "/10k" of the dashboard's "7.8k/10k tokens"."""
+    def to_json(self) -> dict[str, Any]:
+        """The `stats --json` document: seed 004's metrics first, then the breakdowns."""
         return {
             "updates_queued": self.updates_queued,
             "updates_completed": self.updates_completed,
@@ -68,7 +69,7 @@ class UpdateStats:
             "runs": self.runs,
             "updates_parked": self.updates_parked,
             "largest_summary_tokens": self.largest_summary_tokens,
-            "summary_max_tokens": summary_max_tokens,
+            "summary_max_tokens": self.summary_max_tokens,
             "paths": dict(sorted(self.paths.items())),
             "queue": {state: self.queue.get(state, 0) for state in (PENDING, RUNNING, FAILED, IDLE)},
             "window": {

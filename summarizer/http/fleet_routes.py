@@ -11,11 +11,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
-from summarizer.fleet_view import MAX_BUCKETS
 from summarizer.http.auth import Operator, Principal, current_principal
 from summarizer.http.operator_routes import BAD_QUERY, ERRORS, window_seconds
 from summarizer.http.schemas import AgentListed, SeriesOut
 from summarizer.http.wiring import ApiServices, services
+from summarizer.storage.values import MAX_BUCKETS
 
 Services = Annotated[ApiServices, Depends(services)]
 Caller = Annotated[Principal, Depends(current_principal)]

@@ -84,9 +84,9 @@ async def record_messages(agent_id: AgentId, request: Request, wired: Services) 
     message without an `id` gets the one `summarizer ingest` would derive (content, `created_at`, the id
     before it in the body).
     """
-    settings = wired.settings
-    body = await _read_body(request, settings.api_max_request_bytes)
-    records = parse_messages_body(body, agent_id, settings.max_message_bytes)
+    limits = wired.limits
+    body = await _read_body(request, limits.max_request_bytes)
+    records = parse_messages_body(body, agent_id, limits.max_message_bytes)
     pairs = [(r.agent_id, r.message) for r in records]
     report = await run_in_threadpool(wired.summarizer.record_many, pairs)
     ingest = report.agents.get(agent_id)
@@ -124,7 +124,7 @@ def summary(
 
         current = provenance_of(wired).version(agent_id, version).summary
     markdown = render_summary(current, datetime.now(UTC))
-    return summary_json(current, agent_id, markdown, wired.settings.summary_max_tokens)
+    return summary_json(current, agent_id, markdown, wired.summarizer.summary_max_tokens)
 
 
 @router.get("/history", response_model=HistoryOut, responses=READ_ERRORS)

@@ -76,7 +76,7 @@ def stats(
     """Update figures over a recent window and the queue as it is now (`summarizer stats --json`)."""
     seconds = window_seconds(since)
     figures = wired.operations.stats(seconds, datetime.now(UTC))
-    doc = figures.to_json(wired.settings.summary_max_tokens)
+    doc = figures.to_json()
     doc["window"]["label"] = format_duration(seconds)
     return doc
 

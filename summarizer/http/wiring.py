@@ -9,22 +9,29 @@ from fastapi import Request
 from prometheus_client.core import CollectorRegistry
 
 from summarizer.api import Summarizer
-from summarizer.fleet_view import FleetView
 from summarizer.service.operations import Operations
 from summarizer.service.provenance import Provenance
-from summarizer.settings import Settings
+from summarizer.storage.port import FleetReader
+
+
+@dataclass(frozen=True, slots=True)
+class BodyLimits:
+    """The sizes the HTTP API accepts (SUMMARIZER_API_MAX_REQUEST_BYTES, SUMMARIZER_MAX_MESSAGE_BYTES)."""
+
+    max_request_bytes: int
+    max_message_bytes: int
 
 
 @dataclass(frozen=True)
 class ApiServices:
     """What the routes use, wired by the composition root."""
 
-    settings: Settings
+    limits: BodyLimits
     summarizer: Summarizer
     """The host facade (record, context, summary, history)."""
     operations: Operations
     """The operators' facade (queue, requeue with its wake-up, stats, alerts)."""
-    fleet: FleetView
+    fleet: FleetReader
     """The agent list and the runs over time, for the operator's page."""
     metrics: CollectorRegistry | None = None
     """The fleet's Prometheus metrics for `GET /metrics` (None: the endpoint answers 404)."""

@@ -18,8 +18,8 @@ from summarizer.engine.ports import (
     LLMRequest,
     LLMTransientError,
 )
+from summarizer.llm.provider_config import ProviderConfig
 from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
-from summarizer.settings import Settings
 
 __all__ = ["AnthropicLLM", "classify", "make_client", "retry_after_seconds"]
 
@@ -50,7 +50,7 @@ def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanen
 def make_client(
     timeout: float, max_retries: int, *, api_key: str = "", base_url: str = ""
 ) -> anthropic.Anthropic:
-    """A client with the given key and base URL (from Settings: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
+    """A client with the given key and base URL (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL when configured).
     A broken credentials setup fails here, at startup, as a permanent error."""
     try:
         return anthropic.Anthropic(
@@ -70,14 +70,11 @@ class AnthropicLLM:
         self.model = model
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> AnthropicLLM:
+    def from_config(cls, config: ProviderConfig) -> AnthropicLLM:
         client = make_client(
-            settings.llm_timeout,
-            settings.llm_max_retries,
-            api_key=settings.anthropic_api_key,
-            base_url=settings.anthropic_base_url,
+            config.timeout, config.max_retries, api_key=config.api_key, base_url=config.base_url
         )
-        return cls(client, settings.model)
+        return cls(client, config.model)
 
     def probe(self) -> str:
         """A free call that proves the key and the model name: the model's entry in the models list."""

@@ -20,8 +20,8 @@ from summarizer.engine.ports import (
     LLMRequest,
     LLMTransientError,
 )
+from summarizer.llm.provider_config import ProviderConfig
 from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
-from summarizer.settings import Settings
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429})
 NO_KEY = "no-key"
@@ -57,15 +57,15 @@ def _api_message(error: openai.APIStatusError) -> str:
     return str(error.message)
 
 
-def make_client(settings: Settings) -> openai.OpenAI | None:
+def make_client(config: ProviderConfig) -> openai.OpenAI | None:
     """A client for the configured server; None when there is neither a key nor a base URL."""
-    if not settings.openai_api_key and not settings.openai_base_url:
+    if not config.api_key and not config.base_url:
         return None
     return openai.OpenAI(
-        api_key=settings.openai_api_key or NO_KEY,
-        base_url=settings.openai_base_url or None,
-        timeout=settings.llm_timeout,
-        max_retries=settings.llm_max_retries,
+        api_key=config.api_key or NO_KEY,
+        base_url=config.base_url or None,
+        timeout=config.timeout,
+        max_retries=config.max_retries,
     )
 
 
@@ -78,8 +78,8 @@ class OpenAILLM:
         self._limit_field = "max_completion_tokens" if official_api else "max_tokens"
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> OpenAILLM:
-        return cls(make_client(settings), settings.openai_model, official_api=not settings.openai_base_url)
+    def from_config(cls, config: ProviderConfig) -> OpenAILLM:
+        return cls(make_client(config), config.model, official_api=not config.base_url)
 
     def _require_client(self) -> openai.OpenAI:
         if self._client is None:

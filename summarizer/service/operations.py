@@ -7,7 +7,7 @@ methods. It returns plain values (rows, figures, alert records) and leaves the f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import structlog
@@ -43,8 +43,10 @@ class Operations:
         wake: Wake | None = None,
         clock: Clock = utcnow,
         breakers: BreakerStore | None = None,
+        summary_max_tokens: int | None = None,
     ) -> None:
         self._breakers = breakers
+        self._summary_max_tokens = summary_max_tokens
         self.store = store
         self.alert_service = alerts
         self._wake = wake
@@ -57,7 +59,8 @@ class Operations:
     def stats(self, window_seconds: float, now: datetime | None = None) -> UpdateStats:
         """Update figures over the last `window_seconds`, and the queue as it is now."""
         until = now or self._clock()
-        return self.store.stats(until - timedelta(seconds=window_seconds), until)
+        figures = self.store.stats(until - timedelta(seconds=window_seconds), until)
+        return replace(figures, summary_max_tokens=self._summary_max_tokens)
 
     def alerts(self, *, include_resolved: bool = False, limit: int = 100) -> list[AlertRecord]:
         """Open alerts (all with `include_resolved`), newest first."""

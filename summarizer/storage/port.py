@@ -29,8 +29,10 @@ from summarizer.storage.values import (
     EXCHANGE_UNSUMMARIZABLE,
     LEASE_EXPIRED_ERROR,
     SUMMARY_UPDATES_FAILING,
+    AgentRow,
     AgentState,
     AlertDraft,
+    Bucket,
     Claim,
     Committed,
     DropRecord,
@@ -52,15 +54,18 @@ __all__ = [
     "EXCHANGE_UNSUMMARIZABLE",
     "LEASE_EXPIRED_ERROR",
     "SUMMARY_UPDATES_FAILING",
+    "AgentRow",
     "AgentState",
     "AlertDraft",
     "AlertRecord",
     "AlertStore",
+    "Bucket",
     "Claim",
     "Committed",
     "ConversationStorePort",
     "DropRecord",
     "EvictedBatch",
+    "FleetReader",
     "HistoryView",
     "IngestReport",
     "KeptVersion",
@@ -308,3 +313,16 @@ class AlertStore(Protocol):
         """Stamp `acknowledged_at` (the first acknowledgement wins) and close an event alert (a kind in
         `EVENT_KINDS`: nothing is left to watch); None for an unknown id."""
         ...
+
+
+# ----- the operator's page: the fleet --------------------------------------------------------------------
+
+
+class FleetReader(Protocol):
+    """The agent list and the update runs per time bucket (read-only, one statement per call)."""
+
+    def agents(
+        self, *, prefix: str | None, contains: str | None, after: str | None, limit: int
+    ) -> list[AgentRow]: ...
+
+    def series(self, *, since: datetime, until: datetime, buckets: int) -> list[Bucket]: ...

@@ -23,6 +23,8 @@ EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE,)
 """Alerts about something that happened once: nothing is left to watch after an operator has seen one."""
 
 LEASE_EXPIRED_ERROR = "lease expired: the worker holding it crashed or overran its lease"
+MAX_BUCKETS = 240
+"""The most time buckets one run series may have."""
 MADE_BY = ("update", "aging", "rollback", "resummarize", "unsummarizable")
 
 
@@ -230,3 +232,34 @@ class ProvenanceFacts:
     exchanges: tuple[tuple[int, bool, int | None, datetime], ...]
     """(id, evicted, summarized_in_version, ended_at) for every exchange of the agent, in id order."""
     drops: tuple[DropRecord, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRow:
+    agent_id: str
+    created_at: datetime
+    last_message_at: datetime | None
+    window_tokens: int
+    unsummarized: int
+    queue_state: str | None
+    summary_version: int | None
+    summary_tokens: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "created_at": self.created_at.isoformat(),
+            "last_message_at": self.last_message_at.isoformat() if self.last_message_at else None,
+            "window_tokens": self.window_tokens,
+            "unsummarized_exchanges": self.unsummarized,
+            "queue_state": self.queue_state,
+            "summary_version": self.summary_version,
+            "summary_tokens": self.summary_tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    start: datetime
+    completed: int
+    failed: int

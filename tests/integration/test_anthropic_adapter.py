@@ -10,6 +10,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
+from summarizer.composition.llm import build_llm
 from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.tokens import ByteEstimateCounter, estimate_from_bytes
 from summarizer.engine import (
@@ -25,7 +26,6 @@ from summarizer.engine.ports import LLMRequest, UpdateContext
 from summarizer.engine.prompt import build_prompt
 from summarizer.llm.anthropic_adapter import AnthropicLLM, retry_after_seconds
 from summarizer.llm.anthropic_counter import AnthropicTokenCounter
-from summarizer.llm.factory import build_llm
 from summarizer.settings import load_settings
 from summarizer.testing.fake_messages_api import (
     COUNT_TOKENS_PATH,

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from summarizer.composition.llm import build_llm
 from summarizer.engine.ports import LLMPermanentError
-from summarizer.llm.factory import build_llm
 from summarizer.llm.fallback import FallbackLLM
 from summarizer.llm.provider_health import CooldownHealth
 from summarizer.settings import load_settings

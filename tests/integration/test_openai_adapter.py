@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import openai
 import pytest
 
+from summarizer.composition.llm import build_llm
 from summarizer.domain.tokens import ByteEstimateCounter
 from summarizer.engine import EngineConfig, LLMPermanentError, LLMTransientError, SummaryEngine
 from summarizer.engine.operations import TOOL_NAME
-from summarizer.llm.factory import build_llm
 from summarizer.llm.openai_adapter import OpenAILLM
 from summarizer.llm.provider_errors import ProviderUnreachable, is_provider_scoped
 from summarizer.settings import load_settings

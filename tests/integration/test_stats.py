@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from summarizer.storage.sql.database import Database
@@ -52,7 +53,7 @@ def add_queue_rows(db: Database, states: dict[str, int]) -> None:
 def test_an_empty_system_has_zero_figures_and_no_averages(db: Database) -> None:
     with db.read() as conn:
         stats = query_stats(conn, since=DAY_AGO, until=NOW)
-    doc = stats.to_json(10_000)
+    doc = replace(stats, summary_max_tokens=10_000).to_json()
     assert doc["updates_completed"] == doc["updates_failed"] == doc["queue_depth"] == 0
     assert doc["failure_rate"] == 0.0
     assert doc["avg_duration_ms"] is None
@@ -88,7 +89,7 @@ def test_figures_over_the_window_and_the_queue(db: Database) -> None:
     assert stats.truncations == 1
     assert stats.paths == {"append": 2, "merge": 1, "full": 1}
     assert (stats.updates_queued, stats.queue_depth) == (2, 4)
-    doc = stats.to_json(10_000)
+    doc = replace(stats, summary_max_tokens=10_000).to_json()
     assert {k: doc[k] for k in list(doc)[:10]} == {
         "updates_queued": 2,
         "updates_completed": 4,

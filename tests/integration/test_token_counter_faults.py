@@ -104,8 +104,8 @@ def test_counters_sharing_a_cache_ask_once_for_the_same_text(api: FakeMessagesAP
 def test_the_factory_gives_every_counter_of_a_process_the_same_cache(
     api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from summarizer.composition.llm import build_token_counter
     from summarizer.llm import anthropic_counter
-    from summarizer.llm.factory import build_token_counter
     from summarizer.settings import Settings
 
     monkeypatch.setattr(anthropic_counter, "PROCESS_CACHE", CountCache(100))

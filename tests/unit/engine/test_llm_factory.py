@@ -2,16 +2,16 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer.domain.tokens import ByteEstimateCounter
-from summarizer.llm.anthropic_adapter import AnthropicLLM
-from summarizer.llm.anthropic_counter import AnthropicTokenCounter
-from summarizer.llm.factory import (
+from summarizer.composition.llm import (
     build_engine,
     build_engine_config,
     build_llm,
     build_token_counter,
     chosen_llm,
 )
+from summarizer.domain.tokens import ByteEstimateCounter
+from summarizer.llm.anthropic_adapter import AnthropicLLM
+from summarizer.llm.anthropic_counter import AnthropicTokenCounter
 from summarizer.llm.fake import FakeLLM
 from summarizer.llm.fallback import FallbackLLM
 from summarizer.llm.offline import OfflineLLM

@@ -1,4 +1,6 @@
-"""Builds the LLM, the token counter and the engine from Settings: the one place that picks adapters."""
+"""The composition root's LLM side: the adapter, the token counter and the engine, built from Settings.
+
+Adapters take only their `ProviderConfig`; nothing under summarizer/llm reads Settings."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
 from summarizer.llm.fake import FakeLLM, parse_faults
 from summarizer.llm.offline import OfflineLLM
+from summarizer.llm.provider_config import ProviderConfig
 from summarizer.llm.provider_health import ProviderHealth
 from summarizer.settings import LLMChoice, Settings, SettingsError
 
@@ -23,16 +26,36 @@ def chosen_llm(settings: Settings) -> LLMChoice:
     return LLMChoice.ANTHROPIC if settings.anthropic_api_key else LLMChoice.OFFLINE
 
 
+def anthropic_config(settings: Settings) -> ProviderConfig:
+    return ProviderConfig(
+        model=settings.model,
+        api_key=settings.anthropic_api_key,
+        base_url=settings.anthropic_base_url,
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+    )
+
+
+def openai_config(settings: Settings) -> ProviderConfig:
+    return ProviderConfig(
+        model=settings.openai_model,
+        api_key=settings.openai_api_key,
+        base_url=settings.openai_base_url,
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+    )
+
+
 def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
     """One provider's adapter, without any fallback."""
     if choice is LLMChoice.ANTHROPIC:
         from summarizer.llm.anthropic_adapter import AnthropicLLM  # the SDK costs seconds to import
 
-        return AnthropicLLM.from_settings(settings)
+        return AnthropicLLM.from_config(anthropic_config(settings))
     if choice is LLMChoice.OPENAI:
         from summarizer.llm.openai_adapter import OpenAILLM
 
-        return OpenAILLM.from_settings(settings)
+        return OpenAILLM.from_config(openai_config(settings))
     if choice is LLMChoice.FAKE:
         return FakeLLM(
             latency=settings.fake_llm_latency,

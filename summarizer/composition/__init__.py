@@ -5,7 +5,8 @@ brought to the current schema (every `build_*` given no database opens one throu
 port's backends are chosen here and nowhere else: the database handle for the URL's scheme
 (`connect_database`: SQLite or PostgreSQL), the update and operator store for that database
 (`build_sql_store`: `SqliteStore` or `PostgresStore`), and the conversation and alert stores over it.
-CLI commands, the HTTP API and workers ask this module for what they need.
+CLI commands, the HTTP API and workers ask this package for what they need; its `llm` module builds the
+LLM adapter, the token counter and the engine (adapters get their own `ProviderConfig`, never Settings).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def build_schema(settings: Settings) -> SchemaAdmin:
 
 def build_token_counter(settings: Settings) -> TokenCounter:
     """The counter for window budgets and the summary cap (`SUMMARIZER_TOKEN_COUNTER`)."""
-    from summarizer.llm.factory import build_token_counter as counter_from_settings
+    from summarizer.composition.llm import build_token_counter as counter_from_settings
 
     return counter_from_settings(settings)
 
@@ -116,6 +117,7 @@ def build_summarizer(settings: Settings, db: Database | None = None) -> Summariz
     return Summarizer(
         SqlConversationStore(build_store(settings, db)),
         default_budget=settings.window_tokens,
+        summary_max_tokens=settings.summary_max_tokens,
         render_summary=render_summary,
         on_queued=build_wakeup(settings) if settings.broker_url else None,
     )
@@ -144,8 +146,8 @@ def build_worker_config(settings: Settings) -> WorkerConfig:
 
 
 def build_update_service(settings: Settings, db: Database | None = None) -> UpdateService:
-    """The worker side: claim -> engine -> commit. The LLM adapter is chosen by `summarizer.llm.factory`."""
-    from summarizer.llm.factory import build_engine
+    """The worker side: claim -> engine -> commit. The LLM adapter is chosen in `composition/llm.py`."""
+    from summarizer.composition.llm import build_engine
     from summarizer.service.update import UpdateService
 
     db = db or open_database(settings)
@@ -153,7 +155,7 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
     if breaker is not None and settings.llm_fallback is not None:
         # The fallback answers while the primary's breaker is open: the chain consults it, and
         # updates are never paused (a failure of the fallback too is retried like any other).
-        from summarizer.llm.factory import build_llm
+        from summarizer.composition.llm import build_llm
         from summarizer.service.breaker import FleetHealth
 
         engine = build_engine(settings, llm=build_llm(settings, health=FleetHealth(breaker)))
@@ -166,7 +168,7 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
 def build_breaker(settings: Settings, db: Database) -> ProviderBreaker | None:
     """The configured provider's fleet-wide circuit breaker (none for the offline summarizer, which
     calls no provider)."""
-    from summarizer.llm.factory import chosen_llm
+    from summarizer.composition.llm import chosen_llm
     from summarizer.service.breaker import BreakerConfig, ProviderBreaker
     from summarizer.settings import LLMChoice
     from summarizer.storage.sql.breakers import SqlBreakerStore
@@ -197,6 +199,7 @@ def build_operations(settings: Settings, db: Database | None = None) -> Operatio
         build_alert_service(settings, db),
         wake=build_wakeup(settings),
         breakers=SqlBreakerStore(db),
+        summary_max_tokens=settings.summary_max_tokens,
     )
 
 
@@ -269,18 +272,18 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
     """The HTTP API with the host facade, the operators' facade and the tokens of SUMMARIZER_API_TOKENS
     (SettingsError when there is none, checked before the database is touched). A re-queued agent gets a
     wake-up, as with `summarizer requeue`."""
-    from summarizer.fleet_view import FleetView
     from summarizer.http.app import create_app
     from summarizer.http.auth import parse_api_tokens
-    from summarizer.http.wiring import ApiServices
+    from summarizer.http.wiring import ApiServices, BodyLimits
+    from summarizer.storage.sql.fleet_view import SqlFleetView
 
     tokens = parse_api_tokens(settings.api_tokens)
     db = db or open_database(settings)
     wired = ApiServices(
-        settings=settings,
+        limits=BodyLimits(settings.api_max_request_bytes, settings.max_message_bytes),
         summarizer=build_summarizer(settings, db),
         operations=build_operations(settings, db),
-        fleet=FleetView(db),
+        fleet=SqlFleetView(db),
         metrics=build_metrics_registry(settings, db),
         provenance=build_provenance(settings, db),
     )

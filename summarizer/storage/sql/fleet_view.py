@@ -1,6 +1,7 @@
 """The fleet as the operator's page reads it: the agent list and the update runs per time bucket.
 
-`FleetView` is built by the composition root and handed to the HTTP API, which never touches storage.
+`SqlFleetView` is the SQL side of the storage port's `FleetReader`: the composition root builds it and hands
+it to the HTTP API, which never touches storage.
 
 Both are one statement, the same SQL on PostgreSQL and SQLite. The agent list walks the `agents` primary key
 in order (a prefix is a range on it), joined to the one-row-per-agent queue and summary tables. The series
@@ -9,7 +10,6 @@ is one range scan of the `summary_runs.finished_at` index with one conditional c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -19,32 +19,7 @@ from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import agents, summaries, summary_runs
 from summarizer.storage.sql.schema import summary_update_queue as queue
 from summarizer.storage.sql.stats import COMPLETED_OUTCOMES, FAILED_OUTCOMES
-
-MAX_BUCKETS = 240
-
-
-@dataclass(frozen=True, slots=True)
-class AgentRow:
-    agent_id: str
-    created_at: datetime
-    last_message_at: datetime | None
-    window_tokens: int
-    unsummarized: int
-    queue_state: str | None
-    summary_version: int | None
-    summary_tokens: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "agent_id": self.agent_id,
-            "created_at": self.created_at.isoformat(),
-            "last_message_at": self.last_message_at.isoformat() if self.last_message_at else None,
-            "window_tokens": self.window_tokens,
-            "unsummarized_exchanges": self.unsummarized,
-            "queue_state": self.queue_state,
-            "summary_version": self.summary_version,
-            "summary_tokens": self.summary_tokens,
-        }
+from summarizer.storage.values import MAX_BUCKETS, AgentRow, Bucket
 
 
 def _escape_like(text: str) -> str:
@@ -85,13 +60,6 @@ def list_agents(
     return [AgentRow(*row) for row in conn.execute(stmt).all()]
 
 
-@dataclass(frozen=True, slots=True)
-class Bucket:
-    start: datetime
-    completed: int
-    failed: int
-
-
 def run_series(conn: Connection, *, since: datetime, until: datetime, buckets: int) -> list[Bucket]:
     """Completed and failed update runs per bucket: `buckets` equal slices of [since, until)."""
     if not 1 <= buckets <= MAX_BUCKETS:
@@ -111,7 +79,7 @@ def run_series(conn: Connection, *, since: datetime, until: datetime, buckets: i
     return [Bucket(start, int(row[2 * n]), int(row[2 * n + 1])) for n, start in enumerate(starts)]
 
 
-class FleetView:
+class SqlFleetView:
     """Read-only: each call is one statement in its own read transaction."""
 
     def __init__(self, db: Database) -> None:
