@@ -294,5 +294,6 @@ def build_metrics_registry(settings: Settings, db: Database | None = None) -> Co
     """The fleet's Prometheus metrics, read from the database at each scrape (`summarizer metrics` and
     the HTTP API's `GET /metrics` serve this registry)."""
     from summarizer.metrics import build_registry
+    from summarizer.storage.sql.metric_figures import SqlMetricsReader
 
-    return build_registry(db or open_database(settings))
+    return build_registry(SqlMetricsReader(db or open_database(settings)))

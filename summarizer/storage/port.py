@@ -40,6 +40,7 @@ from summarizer.storage.values import (
     IngestReport,
     KeptVersion,
     LostClaim,
+    MetricFigures,
     ProvenanceFacts,
     QueueRow,
     Rescued,
@@ -70,6 +71,8 @@ __all__ = [
     "IngestReport",
     "KeptVersion",
     "LostClaim",
+    "MetricFigures",
+    "MetricsReader",
     "OperatorStore",
     "ProvenanceFacts",
     "ProvenanceStore",
@@ -326,3 +329,9 @@ class FleetReader(Protocol):
     ) -> list[AgentRow]: ...
 
     def series(self, *, since: datetime, until: datetime, buckets: int) -> list[Bucket]: ...
+
+
+class MetricsReader(Protocol):
+    def figures(self) -> MetricFigures:
+        """Everything the Prometheus metrics show, read in one read transaction."""
+        ...

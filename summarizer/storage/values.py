@@ -7,9 +7,10 @@ speaks to a store loads no database code; the SQL backends and the in-memory fak
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
+from summarizer.domain.breaker_state import BreakerState
 from summarizer.domain.errors import SummarizerError
 from summarizer.domain.messages import EvictedExchange
 from summarizer.engine.model import Summary
@@ -25,6 +26,8 @@ EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE,)
 LEASE_EXPIRED_ERROR = "lease expired: the worker holding it crashed or overran its lease"
 MAX_BUCKETS = 240
 """The most time buckets one run series may have."""
+FAILING_OUTCOMES = ("retry", "parked", "paused")
+"""Run outcomes counted as failures by the metrics."""
 MADE_BY = ("update", "aging", "rollback", "resummarize", "unsummarizable")
 
 
@@ -263,3 +266,28 @@ class Bucket:
     start: datetime
     completed: int
     failed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Histogram:
+    buckets: tuple[tuple[str, float], ...]
+    """Cumulative counts by upper bound, the last one "+Inf"."""
+    total: float
+
+
+@dataclass(frozen=True, slots=True)
+class MetricFigures:
+    """What the Prometheus metrics show, read at one scrape."""
+
+    queue: dict[str, int]
+    breakers: tuple[BreakerState, ...]
+    outcomes: tuple[tuple[str, int], ...]
+    llm_input_tokens: int
+    llm_output_tokens: int
+    truncations: int
+    failing_errors: tuple[tuple[str, int], ...]
+    """(the first 120 characters of a failed run's error, how many runs failed with it)"""
+    durations: Histogram
+    """Successful updates' durations, in seconds."""
+    summary_tokens: Histogram
+    oldest_aged_on: date | None

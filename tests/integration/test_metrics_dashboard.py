@@ -9,12 +9,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from summarizer.metrics import build_registry, render
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.metric_figures import SqlMetricsReader
 from tests.support.services import ROOT
 
 
 def test_every_dashboard_query_names_an_exported_metric(db: Database) -> None:
     exported: set[str] = set()
-    for family in text_string_to_metric_families(render(build_registry(db)).decode()):
+    for family in text_string_to_metric_families(render(build_registry(SqlMetricsReader(db))).decode()):
         suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count")}.get(
             family.type, ("",)
         )
