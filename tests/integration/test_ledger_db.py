@@ -25,8 +25,8 @@ from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import exchange_drops, summary_versions
 from tests.support.workload import exchange_messages
-from tests.unit.service.ledger_runs import random_run
-from tests.unit.service.support import Clock
+from tests.contract.ledger_runs import random_run
+from tests.contract.support import Clock
 
 
 @pytest.mark.parametrize("seed", [3, 11])

@@ -38,7 +38,7 @@ from summarizer.testing.fake_messages_api import (
     refusal,
     tool_use_reply,
 )
-from tests.unit.service.support import Clock
+from tests.contract.support import Clock
 
 TOOL = "apply_summary_operations"
 MAX_TOKENS, REFUSED, ERROR_TEXT, INJECTED = 4, 7, 10, 13

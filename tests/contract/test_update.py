@@ -1,4 +1,4 @@
-"""The update service's claim, batch and commit, on the in-memory store: no database."""
+"""The update service's claim, batch and commit, on every backend (the in-memory fake, SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome
 from summarizer.storage.port import LostClaim, StaleSummary, UpdateCommit, VersionWrite
-from summarizer.testing.memory_store import InMemoryUpdateStore
-from tests.unit.service.support import Clock, exchange, service
+from tests.contract.harness import ContractStore
+from tests.contract.support import Clock, exchange, service
 
 
-def test_a_full_batch_is_folded_once_and_the_row_goes_idle() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_full_batch_is_folded_once_and_the_row_goes_idle(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     result = service(store, clock).run("a")
     assert (result.outcome, result.version, result.exchanges) == (Outcome.OK, 1, 3)
@@ -31,8 +31,8 @@ def test_a_full_batch_is_folded_once_and_the_row_goes_idle() -> None:
     assert summary.covered_through_exchange_id == 3
 
 
-def test_a_batch_still_filling_hands_the_row_back_idle() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_batch_still_filling_hands_the_row_back_idle(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(1), exchange(2)], clock())
     result = service(store, clock).run("a")
     assert result.outcome is Outcome.IDLE
@@ -40,8 +40,8 @@ def test_a_batch_still_filling_hands_the_row_back_idle() -> None:
     assert store.folded("a") == {1: None, 2: None}
 
 
-def test_a_small_batch_is_flushed_once_it_waited_past_the_max_wait() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_small_batch_is_flushed_once_it_waited_past_the_max_wait(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(1)], clock())
     svc = service(store, clock, batch_max_wait=60)
     assert svc.run("a").outcome is Outcome.IDLE
@@ -52,8 +52,8 @@ def test_a_small_batch_is_flushed_once_it_waited_past_the_max_wait() -> None:
     assert store.folded("a") == {1: 1}
 
 
-def test_the_batch_is_bounded_by_input_tokens_and_the_rest_stays_due() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_the_batch_is_bounded_by_input_tokens_and_the_rest_stays_due(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i, tokens=100) for i in range(1, 7)], clock())
     svc = service(store, clock, max_batch_input_tokens=250)
     first = svc.run("a")
@@ -66,8 +66,8 @@ def test_the_batch_is_bounded_by_input_tokens_and_the_rest_stays_due() -> None:
     assert list(store.folded("a").values()) == [1, 1, 2, 2, None, None]
 
 
-def test_evictions_during_an_update_leave_the_row_pending() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_evictions_during_an_update_leave_the_row_pending(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     llm = FakeLLM()
     svc = service(store, clock, llm)
@@ -85,8 +85,8 @@ def test_evictions_during_an_update_leave_the_row_pending() -> None:
     assert set(store.folded("a").values()) == {1, 2}
 
 
-def test_a_summary_moved_meanwhile_discards_the_result_and_requeues() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_summary_moved_meanwhile_discards_the_result_and_requeues(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     svc = service(store, clock)
     first = svc.run("a")
@@ -108,8 +108,8 @@ def test_a_summary_moved_meanwhile_discards_the_result_and_requeues() -> None:
 
 
 @pytest.mark.parametrize("guard", ["lost", "stale", "folded"])
-def test_a_failed_commit_guard_writes_nothing(guard: str) -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_failed_commit_guard_writes_nothing(store: ContractStore, guard: str) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     svc = service(store, clock)
     svc.run("a")
@@ -147,8 +147,8 @@ def test_a_failed_commit_guard_writes_nothing(guard: str) -> None:
     assert store.folded("a")[6] == 2
 
 
-def test_a_late_duplicate_wake_up_claims_nothing() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_late_duplicate_wake_up_claims_nothing(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     svc = service(store, clock)
     assert svc.run("a").outcome is Outcome.OK
@@ -157,8 +157,8 @@ def test_a_late_duplicate_wake_up_claims_nothing() -> None:
     assert len(store.runs) == 1
 
 
-def test_an_expired_lease_is_taken_over_and_the_late_commit_is_lost() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_an_expired_lease_is_taken_over_and_the_late_commit_is_lost(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     llm = FakeLLM()
     svc = service(store, clock, llm, lease_seconds=30)

@@ -1,4 +1,4 @@
-"""Due rows, dispatch order, requeue and aging, on the in-memory store: no database."""
+"""Due rows, dispatch order, requeue and aging, on every backend (the in-memory fake, SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 from summarizer.domain.queue_states import IDLE, PENDING
 from summarizer.engine.model import Tier
 from summarizer.service import aging
-from summarizer.testing.memory_store import InMemoryUpdateStore
-from tests.unit.service.support import Clock, exchange, service
+from tests.contract.harness import ContractStore
+from tests.contract.support import Clock, exchange, service
 
 
-def test_due_lists_fresh_rows_before_retries_and_oldest_first() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_due_lists_fresh_rows_before_retries_and_oldest_first(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("late", [exchange(1)], clock() + timedelta(seconds=5))
     store.evict("early", [exchange(1)], clock())
     store.rows["late"].available_at = clock()
@@ -30,8 +30,8 @@ def test_due_lists_fresh_rows_before_retries_and_oldest_first() -> None:
     assert service(store, clock, dispatch_limit=1).due() == ["early"]
 
 
-def test_requeue_re_arms_an_idle_agent_and_refuses_an_unknown_one() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_requeue_re_arms_an_idle_agent_and_refuses_an_unknown_one(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(1)], clock())
     svc = service(store, clock)
     svc.run("a")
@@ -41,8 +41,8 @@ def test_requeue_re_arms_an_idle_agent_and_refuses_an_unknown_one() -> None:
     assert svc.requeue("nobody") is None
 
 
-def test_drain_runs_every_due_agent_until_none_is_due() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_drain_runs_every_due_agent_until_none_is_due(store: ContractStore) -> None:
+    clock = Clock()
     for name in ("a", "b", "c"):
         store.evict(name, [exchange(i) for i in (1, 2, 3)], clock())
     report = service(store, clock).drain()
@@ -50,8 +50,8 @@ def test_drain_runs_every_due_agent_until_none_is_due() -> None:
     assert all(row.state == IDLE for row in store.rows.values())
 
 
-def test_aging_moves_yesterdays_items_once_per_day() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_aging_moves_yesterdays_items_once_per_day(store: ContractStore) -> None:
+    clock = Clock()
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     svc = service(store, clock)
     svc.run("a")
@@ -66,9 +66,11 @@ def test_aging_moves_yesterdays_items_once_per_day() -> None:
     assert svc.age().agents == 0  # already aged today
 
 
-def test_aging_goes_page_by_page_and_each_page_names_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_aging_goes_page_by_page_and_each_page_names_the_next(
+    store: ContractStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(aging, "AGING_PAGE", 2)
-    store, clock = InMemoryUpdateStore(), Clock()
+    clock = Clock()
     agents = ["a", "b", "c", "d", "e"]
     for agent_id in agents:
         store.evict(agent_id, [exchange(i) for i in (1, 2, 3)], clock())

@@ -15,7 +15,7 @@ from summarizer.service.ledger import DROP_REASONS, DROPPED, IN_WINDOW, SUMMARIZ
 from summarizer.service.provenance import Provenance
 from summarizer.service.update import UpdateService
 from summarizer.storage.port import ProvenanceFacts, StaleSummary
-from tests.unit.service.support import Clock
+from tests.contract.support import Clock
 
 
 def dropping_answer(rng: random.Random) -> Callable[[LLMRequest], Any]:

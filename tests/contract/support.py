@@ -1,4 +1,4 @@
-"""The update service on the in-memory store: a clock the test moves, exchanges made to measure."""
+"""The update service over a backend under contract: a clock the test moves, exchanges made to measure."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from summarizer.engine.engine import SummaryEngine
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.testing.memory_store import InMemoryUpdateStore
+from tests.contract.harness import ContractStore
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -39,9 +39,7 @@ def exchange(i: int, at: datetime = T0, tokens: int = 20) -> EvictedExchange:
     return EvictedExchange(id=i, started_at=at, ended_at=at, tokens=tokens, messages=messages)
 
 
-def service(
-    store: InMemoryUpdateStore, clock: Clock, llm: FakeLLM | None = None, **config: Any
-) -> UpdateService:
+def service(store: ContractStore, clock: Clock, llm: FakeLLM | None = None, **config: Any) -> UpdateService:
     retry = config.pop("retry", RetryPolicy(max_retries=2, base_seconds=10, max_seconds=60))
     cfg = WorkerConfig(**{"batch_size": 3, "follow_on_seconds": 0, "retry": retry, **config})
     engine = SummaryEngine(llm or FakeLLM(), ByteEstimateCounter())

@@ -1,5 +1,5 @@
-"""The provenance ledger on the in-memory store: random runs partition the evicted set, poison exchanges
-are dropped as unsummarizable with one alert, and rollback, diff and prune work on kept versions."""
+"""The provenance ledger on every backend: random runs partition the evicted set, poison exchanges are
+dropped as unsummarizable with one alert, and rollback, diff and prune work on kept versions."""
 
 from __future__ import annotations
 
@@ -17,22 +17,25 @@ from summarizer.service.provenance import Provenance
 from summarizer.service.results import Outcome
 from summarizer.storage.port import EXCHANGE_UNSUMMARIZABLE, ProvenanceFacts, VersionWrite
 from summarizer.testing.memory_store import InMemoryUpdateStore
-from tests.unit.service.ledger_runs import random_run
-from tests.unit.service.support import Clock, exchange, service
+from tests.contract.harness import ContractStore
+from tests.contract.ledger_runs import random_run
+from tests.contract.support import Clock, exchange, service
 
 
-def _rebuild_flag(store: InMemoryUpdateStore) -> object:
+def _rebuild_flag(store: ContractStore) -> object:
     return store.agents["a"].rebuild_requested_at
 
 
-def _facts(store: InMemoryUpdateStore) -> ProvenanceFacts:
+def _facts(store: ContractStore) -> ProvenanceFacts:
     facts = store.provenance("a")
     return facts if facts is not None else ProvenanceFacts(None, ())
 
 
 @pytest.mark.parametrize("seed", range(25))
-def test_random_runs_keep_every_evicted_exchange_in_exactly_one_state(seed: int) -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_random_runs_keep_every_evicted_exchange_in_exactly_one_state(
+    store: ContractStore, seed: int
+) -> None:
+    clock = Clock()
     llm = FakeLLM()
     svc = service(store, clock, llm)
     svc.engine = SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(max_tokens=300 + 40 * (seed % 5)))
@@ -46,15 +49,17 @@ def test_random_runs_keep_every_evicted_exchange_in_exactly_one_state(seed: int)
 
 
 def test_the_random_runs_reach_every_reason() -> None:
+    """A check on the generator itself (fresh fake stores, one per seed): its runs reach every reason."""
     seen: set[str] = set()
     for seed in range(25):
-        store, clock = InMemoryUpdateStore(), Clock()
+        store: ContractStore = InMemoryUpdateStore()
+        clock = Clock()
         llm = FakeLLM()
         svc = service(store, clock, llm)
         svc.engine = SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(max_tokens=300 + 40 * (seed % 5)))
         svc.aging.engine = svc.engine
 
-        def evict(ids: list[int], at: Any, store: InMemoryUpdateStore = store, clock: Clock = clock) -> None:
+        def evict(ids: list[int], at: Any, store: ContractStore = store, clock: Clock = clock) -> None:
             store.evict("a", [exchange(i, at) for i in ids], clock())
 
         _, reasons = random_run(seed, svc, llm, clock, evict, partial(_facts, store), Provenance(store), 40)
@@ -62,8 +67,10 @@ def test_the_random_runs_reach_every_reason() -> None:
     assert {"model", "aging", "unsummarizable", "rollback", "cap"} <= seen
 
 
-def test_a_poison_exchange_is_split_out_dropped_once_with_one_alert_and_the_agent_goes_on() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_poison_exchange_is_split_out_dropped_once_with_one_alert_and_the_agent_goes_on(
+    store: ContractStore,
+) -> None:
+    clock = Clock()
     poison = 3
 
     def answer(request: Any) -> Any:
@@ -89,8 +96,8 @@ def test_a_poison_exchange_is_split_out_dropped_once_with_one_alert_and_the_agen
     assert all(r.outcome == Outcome.OK.value for r in store.runs)
 
 
-def test_rollback_diff_and_prune_on_kept_versions() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_rollback_diff_and_prune_on_kept_versions(store: ContractStore) -> None:
+    clock = Clock()
     svc = service(store, clock)
     for start in (1, 4):
         store.evict("a", [exchange(i) for i in range(start, start + 3)], clock())
@@ -109,8 +116,8 @@ def test_rollback_diff_and_prune_on_kept_versions() -> None:
     assert [v.summary.version for v in p.versions("a")] == [3]
 
 
-def test_resummarize_rebuilds_from_the_stored_history_as_a_new_version() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_resummarize_rebuilds_from_the_stored_history_as_a_new_version(store: ContractStore) -> None:
+    clock = Clock()
     llm = FakeLLM()
     svc = service(store, clock, llm)
     for start in (1, 4, 7):
@@ -136,8 +143,8 @@ def test_resummarize_rebuilds_from_the_stored_history_as_a_new_version() -> None
     assert [e.id for e in entries] == list(range(1, 10))
 
 
-def test_a_rebuild_that_loses_the_race_is_discarded_and_asked_again() -> None:
-    store, clock = InMemoryUpdateStore(), Clock()
+def test_a_rebuild_that_loses_the_race_is_discarded_and_asked_again(store: ContractStore) -> None:
+    clock = Clock()
     svc = service(store, clock)
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     svc.drain("a")

@@ -1,4 +1,4 @@
-"""Retry, park, alert and rescue, on the in-memory store: no database."""
+"""Retry, park, alert and rescue, on every backend (the in-memory fake, SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -7,19 +7,18 @@ from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING
-from summarizer.testing.memory_store import InMemoryUpdateStore
-from tests.unit.service.support import Clock, exchange, service
+from tests.contract.harness import ContractStore
+from tests.contract.support import Clock, exchange, service
 
 
-def _fed(clock: Clock) -> InMemoryUpdateStore:
-    store = InMemoryUpdateStore()
+def _fed(store: ContractStore, clock: Clock) -> ContractStore:
     store.evict("a", [exchange(i) for i in (1, 2, 3)], clock())
     return store
 
 
-def test_a_transient_failure_backs_off_then_succeeds() -> None:
+def test_a_transient_failure_backs_off_then_succeeds(store: ContractStore) -> None:
     clock = Clock()
-    store = _fed(clock)
+    _fed(store, clock)
     svc = service(store, clock, FakeLLM([LLMTransientError("overloaded", status=529)]))
     result = svc.run("a")
     assert result.outcome is Outcome.RETRY
@@ -33,9 +32,11 @@ def test_a_transient_failure_backs_off_then_succeeds() -> None:
     assert store.rows["a"].consecutive_failures == 0
 
 
-def test_a_permanent_failure_parks_at_once_with_one_alert_resolved_by_the_next_success() -> None:
+def test_a_permanent_failure_parks_at_once_with_one_alert_resolved_by_the_next_success(
+    store: ContractStore,
+) -> None:
     clock = Clock()
-    store = _fed(clock)
+    _fed(store, clock)
     svc = service(store, clock, FakeLLM([LLMPermanentError("bad request", status=400)]))
     assert svc.run("a").outcome is Outcome.PARKED
     assert store.rows["a"].state == FAILED
@@ -50,9 +51,9 @@ def test_a_permanent_failure_parks_at_once_with_one_alert_resolved_by_the_next_s
     assert len(store.alerts) == 1
 
 
-def test_repeated_transient_failures_park_past_max_retries_and_alert_once() -> None:
+def test_repeated_transient_failures_park_past_max_retries_and_alert_once(store: ContractStore) -> None:
     clock = Clock()
-    store = _fed(clock)
+    _fed(store, clock)
     errors = [LLMTransientError("overloaded", status=529) for _ in range(6)]
     svc = service(store, clock, FakeLLM(errors))
     outcomes = []
@@ -68,9 +69,9 @@ def test_repeated_transient_failures_park_past_max_retries_and_alert_once() -> N
     assert len(store.alerts) == 1  # the incident is still open: no second alert
 
 
-def test_rescue_takes_back_an_expired_lease_and_parks_past_max_retries() -> None:
+def test_rescue_takes_back_an_expired_lease_and_parks_past_max_retries(store: ContractStore) -> None:
     clock = Clock()
-    store = _fed(clock)
+    _fed(store, clock)
     svc = service(store, clock, lease_seconds=30)
     for attempt in range(1, 4):
         assert store.claim(clock(), 30, "a") is not None  # a worker that dies holding the row
@@ -84,9 +85,9 @@ def test_rescue_takes_back_an_expired_lease_and_parks_past_max_retries() -> None
     assert len(store.alerts) == 1
 
 
-def test_a_claim_past_max_retries_of_dead_attempts_parks_instead_of_running() -> None:
+def test_a_claim_past_max_retries_of_dead_attempts_parks_instead_of_running(store: ContractStore) -> None:
     clock = Clock()
-    store = _fed(clock)
+    _fed(store, clock)
     llm = FakeLLM()
     svc = service(store, clock, llm, lease_seconds=30)
     for _ in range(3):
