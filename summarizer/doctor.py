@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import make_url
 
+from summarizer.domain.secrets import mask_url
 from summarizer.logs import redact_text
 from summarizer.settings import LLMChoice, Settings
 
@@ -30,7 +31,7 @@ class Check:
     detail: str
 
     def line(self) -> str:
-        return f"{'ok' if self.ok else 'FAIL':<5} {self.name:<12} {self.detail}"
+        return redact_text(f"{'ok' if self.ok else 'FAIL':<5} {self.name:<12} {self.detail}")
 
 
 def _one_line(error: BaseException) -> str:
@@ -51,9 +52,9 @@ def _attempt(name: str, run: Callable[[], str]) -> Check:
 
 def _provider_label(settings: Settings, choice: LLMChoice) -> str:
     if choice is LLMChoice.OPENAI:
-        return f"openai {settings.openai_model} at {settings.openai_base_url or 'api.openai.com'}"
+        return f"openai {settings.openai_model} at {mask_url(settings.openai_base_url) or 'api.openai.com'}"
     if choice is LLMChoice.ANTHROPIC:
-        return f"anthropic {settings.model} at {settings.anthropic_base_url or 'api.anthropic.com'}"
+        return f"anthropic {settings.model} at {mask_url(settings.anthropic_base_url) or 'api.anthropic.com'}"
     return str(choice)
 
 

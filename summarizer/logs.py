@@ -17,44 +17,19 @@ from typing import Any
 
 import structlog
 
-MASK = "***"
+from summarizer.domain.secrets import MASK, redact
+
 SECRET_KEY_PATTERN = re.compile(
     r"(api[_-]?key|authorization|password|passwd|secret|token|credentials?|auth)$", re.I
 )
 NOT_SECRET_KEYS = frozenset(
     {"tokens", "llm_input_tokens", "llm_output_tokens", "summary_tokens", "max_tokens"}
 )
-SECRET_PATTERNS = (
-    # A password between "user:" and "@" in any scheme://user:password@host URL.
-    (
-        re.compile(r"(?P<head>[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)[^@\s]+(?P<tail>@)"),
-        rf"\g<head>{MASK}\g<tail>",
-    ),
-    # Anthropic-style and other "sk-..." API keys.
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), MASK),
-    # Authorization header values: Bearer / Basic credentials.
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), rf"\1 {MASK}"),
-    # key=value and "key": "value" forms for secret-looking keys inside free text.
-    (
-        re.compile(
-            r"(?i)\b(api[_-]?key|x-api-key|password|secret|authorization)(\"?\s*[:=]\s*\"?)([^\s\",;&]+)"
-        ),
-        rf"\1\2{MASK}",
-    ),
-)
-
-
-# Every pattern above needs one of these; most log values contain none, and one search is cheaper than four
-# substitutions (this runs on every string of every log line).
-_MIGHT_HOLD_SECRET = re.compile(r"://|sk-|bearer|basic|api[_-]?key|password|secret|authorization", re.I)
 
 
 def redact_text(text: str) -> str:
-    if not _MIGHT_HOLD_SECRET.search(text):
-        return text
-    for pattern, replacement in SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """Registered secret values and known credential shapes masked (see `summarizer.domain.secrets`)."""
+    return redact(text)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -6,6 +6,7 @@ object down; nothing in this package reads the environment on its own.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -14,6 +15,7 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from summarizer.domain.errors import SummarizerError
+from summarizer.domain.secrets import url_password
 
 DEFAULT_DATA_DIR = Path(".summarizer")
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -260,6 +262,24 @@ class Settings(BaseSettings):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
         return value
+
+    def secret_values(self) -> list[str]:
+        """Every configured secret: the fields kept out of `repr` (API keys, tokens, passwords, the webhook
+        URL), whole and each listed token, and the password inside any URL setting."""
+        found: list[str] = []
+        for name, info in type(self).model_fields.items():
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                continue
+            if not info.repr:
+                found.append(value)
+                for part in re.split(r"[,\s]+", value):
+                    # `token@prefix`: the token is secret, the agent-id prefix is not.
+                    found.append(part if "://" in part else part.split("@", 1)[0])
+            password = url_password(value)
+            if password:
+                found.append(password)
+        return found
 
     def resolved_database_url(self) -> str:
         if self.database_url:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from summarizer.domain import secrets
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
 from tests.support.fleet import RedisServer
@@ -42,6 +43,13 @@ def _hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(AMBIENT_PREFIXES):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_left_registered() -> Iterator[None]:
+    """A test's configured secrets are masked while it runs, never in the next test of the same process."""
+    yield
+    secrets.forget_all()
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from summarizer.api import Summarizer
+from summarizer.domain import secrets
 from summarizer.domain.tokens import TokenCounter
 from summarizer.settings import Settings, load_settings
 from summarizer.storage.backends import connect_database
@@ -38,8 +39,11 @@ if TYPE_CHECKING:
 
 
 def load() -> Settings:
-    """The process's settings, read from the environment (the one call of `load_settings`)."""
-    return load_settings()
+    """The process's settings, read from the environment (the one call of `load_settings`). Their secret
+    values are registered for masking: from here on no stored, logged, alerted or served text holds them."""
+    settings = load_settings()
+    secrets.register(settings.secret_values())
+    return settings
 
 
 def build_database(settings: Settings, *, url: str | None = None) -> Database:

@@ -145,3 +145,19 @@ def test_a_database_url_that_cannot_be_parsed_is_one_failing_line(tmp_path: Path
     assert result.returncode == 1
     assert "unusable SUMMARIZER_DATABASE_URL" in lines_by_check(result.stdout)["database"]
     assert "Traceback" not in result.stderr
+
+
+def test_a_password_in_a_base_url_is_never_printed(fleet_env: dict[str, str]) -> None:
+    password = "base-url-pw-1f2e3d"
+    with FakeMessagesAPI() as anthropic_api:
+        base = anthropic_api.base_url.replace("http://", f"http://proxyuser:{password}@", 1)
+        env = {
+            **fleet_env,
+            "SUMMARIZER_LLM": "anthropic",
+            "ANTHROPIC_API_KEY": "key-9f8e7d6c5b",
+            "ANTHROPIC_BASE_URL": base,
+        }
+        result = run_cli("doctor", env=env)
+    assert "proxyuser:***@" in result.stdout
+    assert password not in result.stdout + result.stderr
+    assert "key-9f8e7d6c5b" not in result.stdout + result.stderr

@@ -24,9 +24,9 @@ from summarizer.storage.sql import migrations
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import exchange_drops, summary_versions
-from tests.support.workload import exchange_messages
 from tests.contract.ledger_runs import random_run
 from tests.contract.support import Clock
+from tests.support.workload import exchange_messages
 
 
 @pytest.mark.parametrize("seed", [3, 11])

@@ -18,7 +18,7 @@ from sqlalchemy import (
     text,
 )
 
-from summarizer.storage.sql.types import BigId, Json, UTCDateTime
+from summarizer.storage.sql.types import BigId, Json, RedactedJson, RedactedText, UTCDateTime
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -112,7 +112,7 @@ summary_update_queue = Table(
     Column("attempts", Integer, nullable=False),
     Column("consecutive_failures", Integer, nullable=False),
     Column("dirty", Boolean, nullable=False, comment="new work arrived while running"),
-    Column("last_error", Text, nullable=True),
+    Column("last_error", RedactedText(), nullable=True),
     Column("updated_at", UTCDateTime(), nullable=False),
     Index(None, "state", "available_at"),
     # Pending rows in claim order: a claim reads one entry (storage/sql/queue.py, _due_rows).
@@ -159,7 +159,7 @@ summary_runs = Table(
     Column("truncated", Boolean, nullable=False),
     Column("tokens_before_cap", Integer, nullable=True),
     Column("outcome", String(20), nullable=False),
-    Column("error", Text, nullable=True),
+    Column("error", RedactedText(), nullable=True),
     Index(None, "finished_at"),
     Index(None, "agent_id", "finished_at"),
 )
@@ -171,8 +171,8 @@ alerts = Table(
     Column("kind", String(50), nullable=False),
     Column("agent_id", String(200), nullable=True),
     Column("severity", String(20), nullable=False),
-    Column("message", Text, nullable=False),
-    Column("details", Json, nullable=False),
+    Column("message", RedactedText(), nullable=False),
+    Column("details", RedactedJson(), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("resolved_at", UTCDateTime(), nullable=True),
     Column("acknowledged_at", UTCDateTime(), nullable=True),
@@ -188,7 +188,7 @@ provider_breakers = Table(
     Column("provider", String(50), primary_key=True),
     Column("state", String(10), nullable=False),  # closed | open
     Column("fault", String(20), nullable=True),
-    Column("last_error", Text, nullable=True),
+    Column("last_error", RedactedText(), nullable=True),
     Column("opened_at", UTCDateTime(), nullable=True),
     Column("probe_at", UTCDateTime(), nullable=True),
     Column("probe_until", UTCDateTime(), nullable=True, comment="a half-open probe's lease"),

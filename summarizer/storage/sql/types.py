@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, TypeDecorator
+from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, Text, TypeDecorator
 from sqlalchemy.dialects.postgresql import JSONB
+
+from summarizer.domain.secrets import redact, redact_json
 
 Json = JSON().with_variant(JSONB(), "postgresql")
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -33,3 +35,27 @@ class UTCDateTime(TypeDecorator[datetime]):
             value = datetime.fromisoformat(value)
         assert isinstance(value, datetime)
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class RedactedText(TypeDecorator[str]):
+    """Text that may quote an outside party (a provider's error, an alert about it): every registered
+    secret and known credential shape is masked on the way in, whichever statement writes it."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else redact(value)
+
+
+class RedactedJson(TypeDecorator[Any]):
+    """`Json` whose strings are masked like `RedactedText` on the way in (an alert's details)."""
+
+    impl = JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> Any:
+        return dialect.type_descriptor(JSONB() if dialect.name == "postgresql" else JSON())
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        return None if value is None else redact_json(value)

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from summarizer.logs import MASK, configure_logging, redact_text
+from summarizer.domain.secrets import MASK
+from summarizer.logs import configure_logging, redact_text
 
 KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 
