@@ -1,8 +1,9 @@
 """Exactly one beat: a guard taken when beat starts, held for its lifetime, released by its death.
 
 On PostgreSQL it is a session advisory lock on a dedicated connection: if the beat process dies, its
-connection closes and the lock is free at once, with no TTL to tune. With the embedded SQLite database
-it is an exclusive `flock` on `beat.lock` in the data directory (the embedded mode is one host by design):
+connection closes and the lock is free at once, with no TTL to tune. With SQLite (the embedded
+database, or an explicit `sqlite:` URL) it is an exclusive `flock` on `beat.lock` in the data directory, or
+beside the explicit database file (SQLite is one host by design):
 the kernel drops it when the holder dies, however it dies, so a lock left by a dead process never blocks.
 The holder writes its pid into the file (for operators and the refusal message); the pid is information
 only, never a reason to refuse. A second beat that cannot take the guard logs a critical line and exits
@@ -32,6 +33,7 @@ from typing import Any
 import structlog
 from celery.beat import PersistentScheduler
 from celery.signals import beat_embedded_init, beat_init
+from sqlalchemy.engine import make_url
 
 from summarizer.settings import Settings
 from workers import process_settings
@@ -51,6 +53,13 @@ class BeatAlreadyRunning(RuntimeError):
 
 
 def lock_file(settings: Settings) -> Path:
+    """The embedded database's guard in the data directory; an explicit SQLite file's beside that file
+    (`s.db` -> `s.db.beat.lock`), so two deployments with their own files never refuse each other."""
+    if not settings.embedded_database:
+        database = make_url(settings.resolved_database_url()).database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            path = Path(database)
+            return path.with_name(path.name + ".beat.lock")
     return settings.data_dir / "beat.lock"
 
 
@@ -81,10 +90,9 @@ def _take_file_lock(path: Path) -> Any:
 
 def acquire_beat_guard(settings: Settings) -> Any:
     """Take the single-beat guard or raise BeatAlreadyRunning; the returned handle must be kept alive."""
-    if settings.embedded_database:
+    if settings.sqlite_database:
         return _take_file_lock(lock_file(settings))
     import psycopg
-    from sqlalchemy.engine import make_url
 
     driver_url = make_url(settings.resolved_database_url()).set(drivername="postgresql")
     url = driver_url.render_as_string(hide_password=False)
@@ -110,7 +118,7 @@ def check_beat_guard(settings: Settings, handle: Any) -> Any:
     """The guard's handle after making sure it still holds the lock: `handle` itself, or a new session that
     took the lock again. Raises BeatAlreadyRunning if another beat holds it now; other errors (the database
     unreachable) propagate, and the caller keeps `handle` and checks again later."""
-    if settings.embedded_database:
+    if settings.sqlite_database:
         return handle  # a flock lives as long as the process
     import psycopg
 
@@ -161,7 +169,7 @@ def take_guard() -> None:
         os._exit(EXIT_BEAT_TAKEN)  # leave at once: a second scheduler would double every periodic task
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     log.info("beat.guard_taken", pid=os.getpid())
-    if not settings.embedded_database:
+    if not settings.sqlite_database:
         threading.Thread(target=_watch_guard, args=(settings,), name="beat-guard", daemon=True).start()
 
 

@@ -38,6 +38,9 @@ from summarizer.views import history_text
 # ("Previously in This Session", "Yesterday", "This Week") have items. SUMMARIZER_WINDOW_TOKENS overrides it.
 DEMO_WINDOW_TOKENS = 8_000
 DRAIN_TIMEOUT_S = 600.0
+STALL_S = 120.0
+"""With no exchange folded for this long the demo gives up and says what is stuck (`--stall-timeout`)."""
+LOG_TAIL_LINES = 8
 POLL_S = 0.25
 STOP_GRACE_S = 15.0
 
@@ -65,13 +68,26 @@ def by_day(records: Sequence[tuple[str, NewMessage]]) -> list[tuple[date, list[t
     return [(d, list(group)) for d, group in groupby(records, key=day)]
 
 
+def worker_log_path() -> str:
+    return os.path.join(os.environ.get("SUMMARIZER_DATA_DIR", ".summarizer"), "demo-worker.log")
+
+
+def log_tail(path: str, lines: int = LOG_TAIL_LINES) -> str:
+    try:
+        with open(path, "rb") as f:
+            text = f.read()[-16_384:].decode("utf-8", "replace")
+    except OSError:
+        return "(no log yet)"
+    return "\n".join("  | " + line for line in text.splitlines()[-lines:]) or "  | (empty)"
+
+
 @contextmanager
 def worker_process(console: Console) -> Iterator[subprocess.Popen[bytes]]:
     """A real worker with its beat, in its own process group, always stopped on the way out."""
     env = dict(os.environ)
     env.setdefault("SUMMARIZER_BATCH_MAX_WAIT", "2")  # flush the last, smaller batch without a 15-minute wait
     env.setdefault("SUMMARIZER_DISPATCH_INTERVAL", "1")
-    log_path = os.path.join(env.get("SUMMARIZER_DATA_DIR", ".summarizer"), "demo-worker.log")
+    log_path = worker_log_path()
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     with open(log_path, "ab") as log_file:
         proc = subprocess.Popen(
@@ -134,24 +150,51 @@ def replay(
     return stored, evicted
 
 
-def wait_for_summaries(rt: Runtime, console: Console, worker: subprocess.Popen[bytes], evicted: int) -> None:
-    deadline = time.monotonic() + DRAIN_TIMEOUT_S
+def wait_for_summaries(
+    rt: Runtime, console: Console, worker: subprocess.Popen[bytes], evicted: int, stall_s: float = STALL_S
+) -> None:
+    """Until every evicted exchange is folded; a watchdog ends the wait when nothing moves for `stall_s`."""
+    started = last_progress = time.monotonic()
+    deadline = started + DRAIN_TIMEOUT_S
+    fewest = evicted + 1
+    log_path = worker_log_path()
     with progress_bar(console) as progress:
         task = progress.add_task("summarizing evicted exchanges", total=evicted)
         while (left := waiting_exchanges(rt)) > 0:
             progress.update(task, completed=evicted - left)
+            now = time.monotonic()
+            if left < fewest:
+                fewest, last_progress = left, now
             if worker.poll() is not None:
-                raise click.ClickException(f"the worker stopped (exit {worker.returncode}); see its log")
-            if time.monotonic() > deadline:
                 raise click.ClickException(
-                    f"{left} exchange(s) still unsummarized after {DRAIN_TIMEOUT_S:.0f}s"
+                    f"the worker stopped (exit {worker.returncode}) with {left} exchange(s) still waiting;"
+                    f" its log is {log_path}:\n{log_tail(log_path)}"
+                )
+            if now - last_progress > stall_s:
+                raise click.ClickException(
+                    f"stuck: no exchange folded for {stall_s:.0f}s ({left} of {evicted} still waiting); the"
+                    f" worker (pid {worker.pid}) is running but its updates or its beat make no progress."
+                    f" Its log is {log_path}:\n{log_tail(log_path)}\n`summarizer queue` and `summarizer"
+                    " doctor` show the queue and the setup"
+                )
+            if now > deadline:
+                raise click.ClickException(
+                    f"{left} exchange(s) still unsummarized after {DRAIN_TIMEOUT_S:.0f}s; log: {log_path}"
                 )
             time.sleep(POLL_S)
         progress.update(task, completed=evicted)
 
 
 @click.command()
-def demo() -> None:
+@click.option(
+    "--stall-timeout",
+    type=click.FloatRange(min=1, max=86_400),
+    default=STALL_S,
+    show_default=True,
+    envvar="SUMMARIZER_DEMO_STALL_SECONDS",
+    help="Give up (exit 1, saying what is stuck) when no exchange is folded for this many seconds.",
+)
+def demo(stall_timeout: float) -> None:
     """Replay a bundled multi-day agent conversation with real workers and show what the agent keeps."""
     from summarizer.ingest.reader import read_records
 
@@ -170,7 +213,7 @@ def demo() -> None:
     try:
         with worker_process(console) as worker:
             stored, evicted = replay(rt, console, days)
-            wait_for_summaries(rt, console, worker, evicted)
+            wait_for_summaries(rt, console, worker, evicted, stall_timeout)
     except KeyboardInterrupt:
         console.print("interrupted: the worker was stopped; what was recorded stays recorded")
         sys.exit(130)

@@ -128,3 +128,35 @@ def test_demo_uses_postgres_redis_and_claude_when_configured(
         assert len(api.requests_to("/v1/messages")) >= 1
     assert "## " in result.stdout
     assert wait_until_gone(data_dir) == []
+
+
+def test_demo_on_an_explicit_sqlite_url_runs_end_to_end(tmp_path: Path) -> None:
+    database = tmp_path / "explicit" / "s.db"
+    database.parent.mkdir()
+    env = {
+        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
+        "SUMMARIZER_DATABASE_URL": f"sqlite:///{database.as_posix()}",
+        "SUMMARIZER_LLM": "offline",
+        "SUMMARIZER_DEMO_STALL_SECONDS": "120",
+    }
+    result = run_cli("demo", env=env, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "were summarized" in result.stdout
+    assert (tmp_path / "explicit" / "s.db.beat.lock").exists()
+    assert wait_until_gone(str(tmp_path / "data")) == []
+
+
+def test_a_demo_that_makes_no_progress_says_what_is_stuck_and_exits(tmp_path: Path) -> None:
+    outage = tmp_path / "outage"
+    outage.write_text("connection")  # every model call fails: the breaker pauses all updates
+    env = {
+        "SUMMARIZER_DATA_DIR": str(tmp_path / "data"),
+        "SUMMARIZER_LLM": "fake",
+        "SUMMARIZER_FAKE_LLM_OUTAGE_FILE": str(outage),
+    }
+    result = run_cli("demo", "--stall-timeout", "8", env=env, timeout=300)
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "stuck: no exchange folded for 8s" in result.stderr
+    assert "demo-worker.log" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert wait_until_gone(str(tmp_path / "data")) == []

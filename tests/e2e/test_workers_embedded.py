@@ -50,3 +50,25 @@ def test_embedded_worker_summarizes_with_no_servers(fleet: Fleet, tmp_path: Path
     second_beat = fleet.cli("beat2", "beat")
     assert second_beat.wait(30) == 3  # the embedded worker's beat holds the guard
     db.dispose()
+
+
+def test_an_explicit_sqlite_url_runs_a_worker_and_its_beat(tmp_path: Path) -> None:
+    """`SUMMARIZER_DATABASE_URL=sqlite:////path/s.db`: the beat takes the file lock beside that file (not
+    PostgreSQL's advisory lock), so its dispatcher finds an agent no wake-up announced."""
+    database = tmp_path / "deploy" / "s.db"
+    database.parent.mkdir()
+    url = f"sqlite:///{database.as_posix()}"
+    fleet = Fleet(fleet_env(tmp_path, database_url=url), tmp_path)
+    try:
+        settings = load_settings(database_url=url, broker_url="", data_dir=tmp_path / "data")
+        db = build_database(settings)
+        ensure_schema(db, auto_upgrade=True)
+        fleet.cli("worker", "worker", "-c", "1")
+        feed(make_store(db), "only-the-beat-finds-me", 9)
+        wait_for(lambda: facts(db, "only-the-beat-finds-me").folded >= 6, 90, "the dispatcher's summary")
+        assert lock_file(settings) == database.with_name("s.db.beat.lock")
+        assert lock_holder(lock_file(settings)) is not None
+        assert fleet.cli("beat2", "beat").wait(30) == 3  # refused: the worker's beat holds the guard
+        db.dispose()
+    finally:
+        fleet.close()
