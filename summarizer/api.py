@@ -12,6 +12,7 @@ from typing import Any
 
 import structlog
 
+from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.history import HistoryView
@@ -65,6 +66,7 @@ class Summarizer:
         return self.record_batch(agent_id, [message])
 
     def record_batch(self, agent_id: str, batch: Sequence[NewMessage]) -> IngestReport:
+        check_agent_id(agent_id)
         return self._after(self.store.record(agent_id, batch))
 
     def record_many(self, records: Sequence[tuple[str, NewMessage]]) -> IngestReport:
@@ -80,14 +82,19 @@ class Summarizer:
 
     def create_agent(self, agent_id: str, *, budget: int | None = None, parent: str | None = None) -> None:
         """Create an agent (a no-op if it exists). A forked agent inherits its parent's budget override."""
+        check_agent_id(agent_id)
+        if parent is not None:
+            check_agent_id(parent, "parent")
         self.store.create_agent(agent_id, budget=budget, parent=parent)
 
     def set_budget(self, agent_id: str, budget: int | None) -> None:
         """Override (or with None, reset) one agent's window budget; applies from its next message."""
+        check_agent_id(agent_id)
         self.store.set_budget(agent_id, budget)
 
     def unsummarized(self, agent_id: str) -> int:
         """How many evicted exchanges of the agent still wait for a summary."""
+        check_agent_id(agent_id)
         return self.store.unsummarized(agent_id)
 
     def ping(self) -> None:
@@ -95,6 +102,7 @@ class Summarizer:
         self.store.ping()
 
     def history(self, agent_id: str) -> HistoryView:
+        check_agent_id(agent_id)
         view = self.store.history(agent_id, self._default_budget)
         if view is None:
             raise UnknownAgent(agent_id)
@@ -102,6 +110,7 @@ class Summarizer:
 
     def exchange_messages(self, agent_id: str, exchange_id: int) -> tuple[StoredMessage, ...]:
         """One exchange's messages, evicted or not (empty if the agent has no such exchange)."""
+        check_agent_id(agent_id)
         found = self.store.exchange_messages(agent_id, exchange_id)
         if found is None:
             raise UnknownAgent(agent_id)
@@ -109,6 +118,7 @@ class Summarizer:
 
     def summary(self, agent_id: str) -> Summary | None:
         """The agent's last committed summary (None before its first update); `UnknownAgent` if none."""
+        check_agent_id(agent_id)
         if not self.store.agent_exists(agent_id):
             raise UnknownAgent(agent_id)
         return self.store.load_summary(agent_id)
@@ -126,6 +136,7 @@ class Summarizer:
 
     def get_context(self, agent_id: str, now: datetime | None = None) -> Context:
         """What a host sends to its LLM: the summary, then the preamble and in-window messages."""
+        check_agent_id(agent_id)
         window = self.store.window_messages(agent_id)
         if window is None:
             raise UnknownAgent(agent_id)

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
+from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import history_json, history_text, message_json
 
@@ -15,7 +16,7 @@ FORMATS = ("canonical", "openai", "anthropic", "responses", "sharegpt", "claude-
 
 @click.command()
 @click.argument("source", type=click.Path(allow_dash=True, dir_okay=False))
-@click.option("--agent", "agent_id", help="Agent id for lines that name none.")
+@click.option("--agent", "agent_id", type=AGENT_ID, help="Agent id for lines that name none.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="canonical", show_default=True)
 @click.option(
     "--strict-time",
@@ -55,7 +56,7 @@ def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidec
 
 
 @click.command()
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def history(agent_id: str, as_json: bool) -> None:
     """The sliding-window view: evicted exchanges, then the ones the LLM sees; where each evicted exchange
@@ -75,7 +76,7 @@ def history(agent_id: str, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def context(agent_id: str, as_json: bool) -> None:
     """What a host sends to its LLM: the summary, then the preamble and in-window messages."""
@@ -103,9 +104,9 @@ def agent() -> None:
 
 
 @agent.command("create")
-@click.argument("agent_id")
-@click.option("--budget", type=click.IntRange(min=0), help="Window budget in tokens (0: never evict).")
-@click.option("--parent", help="Fork from this agent: inherits its budget override.")
+@click.argument("agent_id", type=AGENT_ID)
+@click.option("--budget", type=TOKENS, help="Window budget in tokens (0: never evict).")
+@click.option("--parent", type=AGENT_ID, help="Fork from this agent: inherits its budget override.")
 def agent_create(agent_id: str, budget: int | None, parent: str | None) -> None:
     """Create AGENT_ID (a no-op when it exists)."""
     rt = open_runtime()
@@ -114,16 +115,18 @@ def agent_create(agent_id: str, budget: int | None, parent: str | None) -> None:
 
 
 @agent.command("budget")
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 @click.argument("tokens")
 def agent_budget(agent_id: str, tokens: str) -> None:
     """Set AGENT_ID's window budget to TOKENS, or 'default' to follow SUMMARIZER_WINDOW_TOKENS."""
     if tokens == "default":
         budget = None
-    elif tokens.isdigit():
+    elif tokens.isdigit() and int(tokens) <= INT32_MAX:
         budget = int(tokens)
     else:
-        raise click.BadParameter(f"expected a whole number of tokens or 'default', got {tokens!r}")
+        raise click.BadParameter(
+            f"expected a whole number of tokens up to {INT32_MAX:,} or 'default', got {tokens!r}"
+        )
     rt = open_runtime()
     rt.summarizer.set_budget(agent_id, budget)
     click.echo(f"agent {agent_id} budget: {tokens}")

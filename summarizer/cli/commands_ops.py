@@ -15,6 +15,7 @@ import click
 from summarizer import composition
 from summarizer.alerting.service import EvaluationReport
 from summarizer.cli.breaker_text import breaker_lines
+from summarizer.cli.params import COUNT, ROW_ID
 from summarizer.cli.runtime import current_settings
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.alert_rules import format_duration, parse_duration
@@ -135,7 +136,7 @@ def alert_text(record: AlertRecord, now: datetime) -> str:
 @click.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--all", "show_all", is_flag=True, help="Resolved alerts too, not only open ones.")
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Newest first.")
+@click.option("--limit", type=COUNT, default=100, show_default=True, help="Newest first.")
 @click.pass_context
 def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> None:
     """Open alerts (all with --all); `alerts ack ID` acknowledges one, `alerts check` evaluates now."""
@@ -153,7 +154,7 @@ def alerts(ctx: click.Context, as_json: bool, show_all: bool, limit: int) -> Non
 
 
 @alerts.command("ack")
-@click.argument("alert_id", type=int, metavar="ID")
+@click.argument("alert_id", type=ROW_ID, metavar="ID")
 def ack(alert_id: int) -> None:
     """Acknowledge alert ID: it stays open until its condition clears, but is not sent anywhere else."""
     record = _open().ack_alert(alert_id)

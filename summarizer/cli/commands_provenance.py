@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from summarizer.cli.params import AGENT_ID, COUNT, VERSION
 from summarizer.cli.runtime import open_runtime
 from summarizer.engine.model import SummaryItem
 from summarizer.service.ledger import LedgerEntry
@@ -33,7 +34,7 @@ def ledger_lines(entries: list[LedgerEntry]) -> list[str]:
 
 
 @click.command()
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def provenance(agent_id: str, as_json: bool) -> None:
     """Where each of AGENT_ID's exchanges is: waiting, summarized (by which item), dropped (why), in the window."""
@@ -63,9 +64,9 @@ def diff_json(d: VersionDiff) -> dict[str, Any]:
 
 
 @click.command()
-@click.argument("agent_id")
-@click.argument("older", type=click.IntRange(min=1))
-@click.argument("newer", type=click.IntRange(min=1))
+@click.argument("agent_id", type=AGENT_ID)
+@click.argument("older", type=VERSION)
+@click.argument("newer", type=VERSION)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def diff(agent_id: str, older: int, newer: int, as_json: bool) -> None:
     """The items added, removed and merged between two kept versions of AGENT_ID's summary."""
@@ -84,8 +85,8 @@ def diff(agent_id: str, older: int, newer: int, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("agent_id")
-@click.argument("version", type=click.IntRange(min=1))
+@click.argument("agent_id", type=AGENT_ID)
+@click.argument("version", type=VERSION)
 def rollback(agent_id: str, version: int) -> None:
     """Make VERSION's items AGENT_ID's current summary again, as a new version."""
     new = _facade().rollback(agent_id, version)
@@ -93,7 +94,7 @@ def rollback(agent_id: str, version: int) -> None:
 
 
 @click.command()
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 def resummarize(agent_id: str) -> None:
     """Rebuild AGENT_ID's summary from its stored history with the current model, in the background; the
     result replaces the summary as a new version."""
@@ -109,7 +110,7 @@ def versions() -> None:
 
 
 @versions.command("list")
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 def list_versions(agent_id: str) -> None:
     """Every kept version of AGENT_ID's summary."""
     for kept in _facade().versions(agent_id):
@@ -121,8 +122,8 @@ def list_versions(agent_id: str) -> None:
 
 
 @versions.command("prune")
-@click.option("--keep", type=click.IntRange(min=1), help="Versions to keep per agent (default: the setting).")
-@click.option("--agent", "agent_id", help="Only this agent's versions.")
+@click.option("--keep", type=COUNT, help="Versions to keep per agent (default: the setting).")
+@click.option("--agent", "agent_id", type=AGENT_ID, help="Only this agent's versions.")
 def prune(keep: int | None, agent_id: str | None) -> None:
     """Delete all but the newest kept versions (SUMMARIZER_KEEP_VERSIONS; 0 there means keep all)."""
     rt = open_runtime()

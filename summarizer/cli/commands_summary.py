@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
+from summarizer.cli.params import AGENT_ID, VERSION
 from summarizer.cli.runtime import open_runtime
 from summarizer.engine.tiers import KEEP_FOR_DAYS
 from summarizer.views import summary_json
@@ -26,10 +27,10 @@ def parse_now(value: str | None) -> datetime:
 
 
 @click.command()
-@click.argument("agent_id")
+@click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--now", "now_text", metavar="TS", help="Render relative times as of this ISO-8601 moment.")
-@click.option("--version", "version", type=click.IntRange(min=1), help="A kept older version instead.")
+@click.option("--version", "version", type=VERSION, help="A kept older version instead.")
 def summary(agent_id: str, as_json: bool, now_text: str | None, version: int | None) -> None:
     """Print AGENT_ID's latest committed summary (Markdown, or JSON with --json)."""
     from summarizer.cli.commands_provenance import aged_out_line
@@ -54,7 +55,7 @@ def summary(agent_id: str, as_json: bool, now_text: str | None, version: int | N
 
 @click.command()
 @click.option("--now", "now_text", metavar="TS", help="Age as of this ISO-8601 moment (default: now).")
-@click.option("--agent", "agent_id", help="Only this agent's summary.")
+@click.option("--agent", "agent_id", type=AGENT_ID, help="Only this agent's summary.")
 def age(now_text: str | None, agent_id: str | None) -> None:
     """Age summaries: session -> yesterday after 24 h, -> week after 7 days, dropped after 14 days.
 

@@ -18,6 +18,7 @@ import click
 from summarizer import composition
 from summarizer.broker.celery_config import CELERY_APP
 from summarizer.cli.breaker_text import breaker_lines
+from summarizer.cli.params import AGENT_ID, COUNT
 from summarizer.cli.runtime import current_settings
 from summarizer.domain.clock import utcnow
 from summarizer.domain.queue_states import STATES as QUEUE_STATES
@@ -42,7 +43,10 @@ def _exec_celery(args: list[str]) -> None:
 
 @click.command()
 @click.option(
-    "--concurrency", "-c", type=int, help="Concurrent updates (default SUMMARIZER_WORKER_CONCURRENCY)."
+    "--concurrency",
+    "-c",
+    type=click.IntRange(1, 1024),
+    help="Concurrent updates (default SUMMARIZER_WORKER_CONCURRENCY).",
 )
 @click.option(
     "--pool",
@@ -87,8 +91,8 @@ def beat(loglevel: str) -> None:
 
 
 @click.command()
-@click.option("--agent", "agent_id", help="Only this agent's row.")
-@click.option("--max-runs", type=int, help="Stop after this many updates.")
+@click.option("--agent", "agent_id", type=AGENT_ID, help="Only this agent's row.")
+@click.option("--max-runs", type=COUNT, help="Stop after this many updates.")
 def drain(agent_id: str | None, max_runs: int | None) -> None:
     """Process every due queue row in this process, then exit (scripts, tests, backfills)."""
     settings = current_settings()
@@ -132,7 +136,7 @@ def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
 
 
 @click.command()
-@click.argument("agent_id", required=False)
+@click.argument("agent_id", type=AGENT_ID, required=False)
 @click.option("--all-parked", is_flag=True, help="Re-arm every parked agent instead of one.")
 def requeue(agent_id: str | None, all_parked: bool) -> None:
     """Re-arm AGENT's summary updates (after it was parked as failed), or every parked agent's."""

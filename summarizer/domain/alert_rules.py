@@ -26,6 +26,10 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?\s*$", re.I)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
+MAX_DURATION_S = 3650 * 86_400
+"""Ten years: longer windows say nothing more and overflow date arithmetic."""
+
+
 def parse_duration(text: str) -> float:
     """'90m', '24h', '7d', '30s', '2w' or bare seconds ('3600') -> seconds. ValueError on anything else.
 
@@ -37,6 +41,8 @@ def parse_duration(text: str) -> float:
     seconds = float(match.group(1)) * _UNIT_SECONDS[(match.group(2) or "s").lower()]
     if seconds <= 0:
         raise ValueError(f"a duration must be positive, got {text!r}")
+    if seconds > MAX_DURATION_S:
+        raise ValueError(f"a duration may be at most {MAX_DURATION_S // 86_400:.0f} days, got {text!r}")
     return seconds
 
 

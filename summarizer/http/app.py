@@ -22,6 +22,7 @@ from summarizer.http.metrics_route import router as metrics_router
 from summarizer.http.operator_routes import router as operator_router
 from summarizer.http.page import mount_page
 from summarizer.http.provenance_routes import router as provenance_router
+from summarizer.http.request_checks import BAD_REQUEST, RequestChecks
 from summarizer.http.schemas import Health
 from summarizer.http.wiring import ApiServices, services
 from summarizer.service.provenance import UnknownVersion
@@ -50,18 +51,21 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
         docs_url="/docs",
         redoc_url=None,
     )
+    app.add_middleware(RequestChecks)
     app.state.services = wired
     app.state.api_tokens = tokens
     app.add_exception_handler(InvalidMessage, _invalid_message)
     app.add_exception_handler(UnknownAgent, _not_found)
     app.add_exception_handler(UnknownAlert, _not_found)
     app.add_exception_handler(UnknownVersion, _not_found)
-    app.include_router(host_router)
-    app.include_router(operator_router)
-    app.include_router(fleet_router)
+    # Any route may answer 400 before it runs (RequestChecks), and every agent route for a bad agent id.
+    refused = BAD_REQUEST
+    app.include_router(host_router, responses=refused)
+    app.include_router(operator_router, responses=refused)
+    app.include_router(fleet_router, responses=refused)
     mount_page(app)
-    app.include_router(metrics_router)
-    app.include_router(provenance_router)
+    app.include_router(metrics_router, responses=refused)
+    app.include_router(provenance_router, responses=refused)
 
     @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
     def healthz(request: Request) -> Any:

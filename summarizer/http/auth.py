@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from summarizer.domain.agent_ids import agent_id_problem
 from summarizer.settings import SettingsError
 
 MIN_TOKEN_LENGTH = 16
@@ -113,7 +114,11 @@ def operator(principal: Annotated[Principal, Depends(current_principal)]) -> Pri
 
 
 def agent_access(agent_id: str, principal: Annotated[Principal, Depends(current_principal)]) -> str:
-    """The path's agent id, after checking the token may see it (before anything is looked up)."""
+    """The path's agent id, after checking it is one (the rule every front end applies: 400 otherwise) and
+    that the token may see it (before anything is looked up)."""
+    problem = agent_id_problem(agent_id)
+    if problem is not None:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, problem)
     if not principal.may_see(agent_id):
         raise HTTPException(status.HTTP_403_FORBIDDEN, "this token is limited to some agents")
     return agent_id

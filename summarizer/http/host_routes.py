@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from summarizer.domain.limits import INT32_MAX
 from summarizer.engine.render import render_summary
 from summarizer.http.auth import AgentId
 from summarizer.http.messages_body import parse_messages_body
@@ -37,7 +38,7 @@ READ_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": Problem, "description": "Unknown agent"},
 }
 
-EXCHANGE_ID_MAX = 2**31 - 1
+EXCHANGE_ID_MAX = INT32_MAX
 """The largest exchange number the databases' INTEGER column holds."""
 
 router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])
@@ -114,7 +115,7 @@ def context(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 
 @router.get("/summary", response_model=SummaryOut, responses=READ_ERRORS)
 def summary(
-    agent_id: AgentId, wired: Services, version: Annotated[int | None, Query(ge=1)] = None
+    agent_id: AgentId, wired: Services, version: Annotated[int | None, Query(ge=1, le=INT32_MAX)] = None
 ) -> dict[str, Any]:
     """The latest committed summary (or, with `version`, a kept older one): its tiers and items, and the
     Markdown a host sends."""

@@ -45,6 +45,8 @@ OPERATIONS = [
     ("GET", "/v1/stats"),
     ("GET", "/v1/alerts"),
     ("POST", "/v1/alerts/{alert_id}/ack"),
+    ("GET", "/v1/agents"),
+    ("GET", "/v1/stats/series"),
     ("GET", "/healthz"),
     ("GET", "/metrics"),
 ]

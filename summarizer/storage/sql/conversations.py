@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select, update
 
+from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.messages import NewMessage
@@ -32,7 +33,6 @@ from summarizer.storage.sql.recording import (
     stored_identities,
 )
 from summarizer.storage.sql.schema import agents
-from summarizer.storage.sql.window_rows import check_agent_id
 from summarizer.storage.values import AgentIngest, IngestReport
 
 __all__ = ["AgentIngest", "ConversationStore", "IngestReport", "StoreConfig"]

@@ -9,17 +9,9 @@ from typing import Any
 
 from sqlalchemy import RowMapping
 
-from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.window import Eviction, EvictReason, WindowState
 
 LOOKUP_CHUNK = 64
-
-
-def check_agent_id(agent_id: object, where: str | None = None) -> None:
-    if not isinstance(agent_id, str) or not agent_id.strip():
-        raise InvalidMessage("agent id must be a non-empty string", where)
-    if len(agent_id) > 200:
-        raise InvalidMessage(f"agent id is {len(agent_id)} characters, over the 200 allowed", where)
 
 
 def state_from_row(row: RowMapping, default_budget: int) -> WindowState:
