@@ -3,12 +3,15 @@ for in the database, the logs, every HTTP answer and the alert sinks afterwards.
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import secrets as token_source
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 from fastapi.testclient import TestClient
 from sqlalchemy import String, cast, select, text
 
@@ -34,6 +37,23 @@ PATHS = ("/v1/alerts?all=true", "/v1/queue", "/v1/stats", "/v1/agents", "/metric
 def provider() -> Iterator[FakeMessagesAPI]:
     with FakeMessagesAPI() as fake:
         yield fake
+
+
+@pytest.fixture
+def logs(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
+    """The process's real log pipeline writing to a buffer; put back as it was afterwards."""
+    stream = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stream)
+    root = logging.getLogger()
+    level = root.level
+    structlog.reset_defaults()
+    configure_logging(json=True, level="DEBUG")
+    # Module-level loggers first used now must not keep this pipeline for the process's later tests.
+    structlog.configure(cache_logger_on_first_use=False)
+    yield stream
+    structlog.reset_defaults()
+    root.handlers.clear()
+    root.setLevel(level)
 
 
 @pytest.fixture
@@ -92,11 +112,10 @@ def test_a_key_echoed_by_the_provider_is_masked_everywhere(
     db: Database,
     provider: FakeMessagesAPI,
     hook: FakeWebhook,
-    capsys: pytest.CaptureFixture[str],
+    logs: io.StringIO,
 ) -> None:
     _configure(monkeypatch, tmp_path, db, provider, hook)
     settings = composition.load()
-    configure_logging(json=True, level="DEBUG")
     api = composition.build_summarizer(settings, db)
     service = composition.build_update_service(settings, db)
     for status in STATUSES:
@@ -128,7 +147,7 @@ def test_a_key_echoed_by_the_provider_is_masked_everywhere(
     delivered = json.dumps([*hook.wait_for(1), *hook.headers])  # at least one alert was delivered
     assert CANARY not in delivered
 
-    logs = capsys.readouterr()
-    assert "update." in logs.err + logs.out
-    assert CANARY not in logs.err + logs.out
+    written = logs.getvalue()
+    assert "update." in written
+    assert CANARY not in written
     assert secrets.redact(f"key {CANARY}") == f"key {secrets.MASK}"
