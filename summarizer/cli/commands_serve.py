@@ -7,6 +7,7 @@ import socket
 
 import click
 
+from summarizer import composition
 from summarizer.cli.runtime import current_settings
 from summarizer.composition import build_http_app
 
@@ -48,7 +49,14 @@ def serve(host: str | None, port: int | None) -> None:
 
     settings = current_settings()
     # Refuses to go on without a token before touching the database; then opens it at the current schema.
-    app = build_http_app(settings)
+    # A database that cannot be reached yet does not stop the server: it answers 503 until it is back.
+    try:
+        app = build_http_app(settings)
+    except composition.database_outage_types() as exc:
+        click.echo(
+            f"warning: {composition.database_outage(exc, settings)}; answering 503 until it is back", err=True
+        )
+        app = build_http_app(settings, composition.build_database(settings))
     sock = _listen(host or settings.api_host, settings.api_port if port is None else port)
     bound_host, bound_port = sock.getsockname()[:2]
     click.echo(

@@ -67,7 +67,7 @@ def worker(
 ) -> None:
     """Run a summary worker (the same as `celery -A workers.app worker`)."""
     settings = current_settings()
-    composition.open_database(settings)
+    composition.wait_for_database(settings).dispose()  # starts before its database: waits, never exits
     args = ["worker", "-l", loglevel, "-Q", "summarizer"]
     if concurrency:
         args += ["-c", str(concurrency)]

@@ -81,3 +81,11 @@ def main() -> None:
     except SummarizerError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_FAILURE)
+    except Exception as exc:
+        from summarizer import composition
+
+        outage = composition.database_outage(exc)
+        if outage is None:
+            raise
+        click.echo(f"error: {outage}", err=True)
+        sys.exit(EXIT_FAILURE)

@@ -38,12 +38,59 @@ if TYPE_CHECKING:
     from summarizer.storage.sql.store import SqlStore
 
 
+_loaded: list[Settings] = []
+
+
 def load() -> Settings:
     """The process's settings, read from the environment (the one call of `load_settings`). Their secret
     values are registered for masking: from here on no stored, logged, alerted or served text holds them."""
     settings = load_settings()
     secrets.register(settings.secret_values())
+    _loaded[:] = [settings]
     return settings
+
+
+def database_outage_types() -> tuple[type[Exception], ...]:
+    """The errors that mean "the database cannot be reached now" (as opposed to a bug or bad input)."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    return (OperationalError, InterfaceError)
+
+
+def database_outage(exc: BaseException, settings: Settings | None = None) -> str | None:
+    """One line naming the database (password masked) and why it cannot be reached, when `exc` is such an
+    outage; None for any other error."""
+    if not isinstance(exc, database_outage_types()):
+        return None
+    settings = settings or (_loaded[0] if _loaded else None)
+    shown = secrets.mask_url(settings.resolved_database_url()) if settings else "the database"
+    cause = getattr(exc, "orig", None) or exc
+    reason = next((line.strip() for line in str(cause).splitlines() if line.strip()), type(cause).__name__)
+    return f"database {shown} is unreachable: {secrets.redact(reason)}"
+
+
+def wait_for_database(settings: Settings, *, max_backoff: float = 30.0) -> Database:
+    """`open_database`, retried with doubling backoff while the database is unreachable (a worker or the
+    HTTP server starts before its database); logged once when it is found down and once when it is back."""
+    import time
+
+    import structlog
+
+    log = structlog.get_logger("summarizer.database")
+    delay, down = 1.0, False
+    while True:
+        try:
+            db = open_database(settings)
+        except database_outage_types() as exc:
+            if not down:
+                log.error("database.unreachable", error=database_outage(exc, settings), retry_in=delay)
+                down = True
+            time.sleep(delay)  # a backoff between connection attempts, not a wait for another process
+            delay = min(delay * 2, max_backoff)
+            continue
+        if down:
+            log.warning("database.reachable_again")
+        return db
 
 
 def build_database(settings: Settings, *, url: str | None = None) -> Database:
@@ -290,6 +337,7 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
         fleet=SqlFleetView(db),
         metrics=build_metrics_registry(settings, db),
         provenance=build_provenance(settings, db),
+        outages=database_outage_types(),
     )
     return create_app(wired, tokens)
 

@@ -21,6 +21,7 @@ from summarizer.http.host_routes import router as host_router
 from summarizer.http.metrics_route import router as metrics_router
 from summarizer.http.operator_routes import router as operator_router
 from summarizer.http.page import mount_page
+from summarizer.http.problems import problem_response
 from summarizer.http.provenance_routes import router as provenance_router
 from summarizer.http.request_checks import BAD_REQUEST, RequestChecks
 from summarizer.http.schemas import Health
@@ -38,6 +39,21 @@ def _invalid_message(_request: Request, exc: Exception) -> JSONResponse:
 
 def _not_found(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=status.HTTP_404_NOT_FOUND)
+
+
+RETRY_AFTER_S = 5
+_outage_logged: list[bool] = [False]
+
+
+def _database_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+    if not _outage_logged[0]:  # once per outage, not once per request
+        log.error("http.database_unavailable", error=f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+        _outage_logged[0] = True
+    return problem_response(
+        status.HTTP_503_SERVICE_UNAVAILABLE,
+        "the database is unavailable; retry later",
+        {"Retry-After": str(RETRY_AFTER_S)},
+    )
 
 
 def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
@@ -58,6 +74,8 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.add_exception_handler(UnknownAgent, _not_found)
     app.add_exception_handler(UnknownAlert, _not_found)
     app.add_exception_handler(UnknownVersion, _not_found)
+    for outage in wired.outages:
+        app.add_exception_handler(outage, _database_unavailable)
     # Any route may answer 400 before it runs (RequestChecks), and every agent route for a bad agent id.
     refused = BAD_REQUEST
     app.include_router(host_router, responses=refused)
@@ -77,7 +95,11 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
             return JSONResponse(
                 {"status": "unavailable", "database": type(exc).__name__},
                 status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+                headers={"Retry-After": str(RETRY_AFTER_S)},
             )
+        if _outage_logged[0]:
+            log.warning("http.database_available_again")
+            _outage_logged[0] = False
         return {"status": "ok", "database": "ok"}
 
     return app

@@ -37,6 +37,8 @@ class ApiServices:
     """The fleet's Prometheus metrics for `GET /metrics` (None: the endpoint answers 404)."""
     provenance: Provenance | None = None
     """The ledger and kept versions (provenance and `?version=N`); None: those answer 503."""
+    outages: tuple[type[Exception], ...] = ()
+    """Errors that mean the database cannot be reached now: answered 503 with Retry-After."""
 
 
 def services(request: Request) -> ApiServices:
