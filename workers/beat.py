@@ -150,6 +150,27 @@ def _supervising_worker() -> int | None:
     return int(value) if value.isdigit() else None
 
 
+def _acquire_when_reachable(settings: Settings, max_backoff: float = 30.0) -> Any:
+    """`acquire_beat_guard`, retried with doubling backoff while the database cannot be reached (a beat
+    started before its database waits instead of exiting); the outage is logged once, and its end."""
+    import psycopg
+
+    delay, down = 1.0, False
+    while True:
+        try:
+            guard = acquire_beat_guard(settings)
+        except psycopg.OperationalError as exc:
+            if not down:
+                log.error("beat.database_unreachable", error=str(exc).splitlines()[0], retry_in=delay)
+                down = True
+            time.sleep(delay)  # a backoff between connection attempts, not a wait for another process
+            delay = min(delay * 2, max_backoff)
+            continue
+        if down:
+            log.warning("beat.database_reachable_again")
+        return guard
+
+
 def take_guard() -> None:
     """Take the single-beat guard for this process (once), or leave with status 3. A beat supervised by a
     worker first binds its life to that worker, so that even a refused or starting beat cannot outlive it."""
@@ -160,7 +181,7 @@ def take_guard() -> None:
         bind_to_parent(worker)
     settings = process_settings.settings()
     try:
-        _held.append(acquire_beat_guard(settings))
+        _held.append(_acquire_when_reachable(settings))
     except BeatAlreadyRunning as exc:
         if worker is not None:
             log.info("beat.standby", reason=str(exc))  # the supervising worker tries again later

@@ -36,3 +36,20 @@ def test_a_worker_waits_for_its_database_and_then_works(postgres_url: str, tmp_p
         fleet.close()
         db.dispose()
         proxy.close()
+
+
+def test_a_beat_waits_for_its_database_and_then_takes_the_guard(postgres_url: str, tmp_path: Path) -> None:
+    real = make_url(postgres_url)
+    proxy = TcpProxy((real.host or "127.0.0.1", real.port or 5432))
+    via_proxy = real.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
+    fleet = Fleet(fleet_env(tmp_path, database_url=via_proxy), tmp_path)
+    try:
+        beat = fleet.cli("beat", "beat")
+        wait_for(lambda: "beat.database_unreachable" in fleet.log("beat"), 60, "the outage to be logged")
+        assert beat.poll() is None
+        proxy.open()
+        wait_for(lambda: "beat.guard_taken" in fleet.log("beat"), 60, "the guard once the database is back")
+        assert fleet.log("beat").count("beat.database_unreachable") == 1
+    finally:
+        fleet.close()
+        proxy.close()
