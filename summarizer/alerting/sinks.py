@@ -12,11 +12,13 @@ Slack-style hooks is itself the secret.
 
 from __future__ import annotations
 
+import base64
 import json
 import smtplib
 import socket
 import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -127,6 +129,22 @@ class LogSink:
             log.warning("alert.raised", **fields)
 
 
+def _split_credentials(url: str) -> tuple[str, str]:
+    """`https://user:pass@host/path` -> (`https://host/path`, a Basic Authorization value): urllib sends
+    no credentials from a URL on its own (it would try to resolve `user:pass@host` as the host)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, ""
+    user = urllib.parse.unquote(parts.username or "")
+    password = urllib.parse.unquote(parts.password or "")
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc)), f"Basic {token}"
+
+
 class WebhookSink:
     """HTTP POST of the notice as JSON (Slack incoming-webhook compatible). Any 2xx answer is delivered."""
 
@@ -136,18 +154,18 @@ class WebhookSink:
         scheme = url.split(":", 1)[0].lower()
         if scheme not in ("http", "https"):
             raise ValueError(f"the alert webhook needs an http(s) URL, got scheme {scheme!r}")
-        self._url = url
+        self._url, self._authorization = _split_credentials(url)
         self._timeout = timeout
 
     def __repr__(self) -> str:
         return "WebhookSink(url=***)"
 
     def send(self, notice: Notice) -> None:
+        headers = {"Content-Type": "application/json", "User-Agent": "summarizer-alerts"}
+        if self._authorization:
+            headers["Authorization"] = self._authorization
         request = urllib.request.Request(
-            self._url,
-            data=json.dumps(notice.to_json()).encode(),
-            headers={"Content-Type": "application/json", "User-Agent": "summarizer-alerts"},
-            method="POST",
+            self._url, data=json.dumps(notice.to_json()).encode(), headers=headers, method="POST"
         )
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:

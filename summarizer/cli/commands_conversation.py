@@ -125,7 +125,7 @@ def agent_budget(agent_id: str, tokens: str) -> None:
         budget = int(tokens)
     else:
         raise click.BadParameter(
-            f"expected a whole number of tokens up to {INT32_MAX:,} or 'default', got {tokens!r}"
+            f"expected a whole number of tokens or 'default' (at most {INT32_MAX:,}), got {tokens!r}"
         )
     rt = open_runtime()
     rt.summarizer.set_budget(agent_id, budget)

@@ -3,7 +3,8 @@
 Two jobs, both on text that came from a model (untrusted):
 
 - `sanitize` removes what must never be stored: NUL and the other control characters (except newline
-  and tab), terminal escape sequences and lone surrogates. A NUL cannot go into a PostgreSQL JSONB
+  and tab), bidirectional controls (an override shows text other than it is), terminal escape sequences
+  and lone surrogates. A NUL cannot go into a PostgreSQL JSONB
   column at all, and an escape sequence repaints the terminal of whoever prints the summary.
 - `text_problem` says why a text is not a summary: empty or invisible, too long, or a refusal, an API
   error, an HTTP error body or an HTML page dressed up as one.
@@ -19,11 +20,16 @@ import re
 import unicodedata
 
 _ANSI_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Control characters (newline and tab stay), lone surrogates, and the bidirectional controls (marks,
+# embeddings, overrides, isolates): an override makes an item display as something other than it says.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def sanitize(text: str) -> str:
-    """`text` without control characters (newline and tab stay), escape sequences or lone surrogates."""
+    """`text` without control characters (newline and tab stay), bidirectional controls, escape sequences
+    or lone surrogates."""
     if text.isprintable():  # the usual case: nothing to strip
         return text
     return _CONTROL.sub("", _ANSI_ESCAPE.sub("", text))

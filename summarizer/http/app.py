@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from summarizer.alerting.service import UnknownAlert
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.http.auth import ApiToken
+from summarizer.http.docs_page import mount_docs
 from summarizer.http.fleet_routes import router as fleet_router
 from summarizer.http.host_routes import router as host_router
 from summarizer.http.metrics_route import router as metrics_router
@@ -64,7 +65,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
         title="summarizer",
         version=version("summarizer"),
         summary="Record an agent's messages, read the context to send its LLM, operate the workers.",
-        docs_url="/docs",
+        docs_url=None,  # served by docs_page.mount_docs, from the installed package
         redoc_url=None,
     )
     app.add_middleware(RequestChecks)
@@ -82,6 +83,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.include_router(operator_router, responses=refused)
     app.include_router(fleet_router, responses=refused)
     mount_page(app)
+    mount_docs(app)
     app.include_router(metrics_router, responses=refused)
     app.include_router(provenance_router, responses=refused)
 

@@ -303,6 +303,9 @@ def test_ordinary_summaries_pass(text: str) -> None:
         ("lone \ud800 surrogate", "lone  surrogate"),
         ("title \x1b]0;pwned\x07 set", "title  set"),
         ("plain text", "plain text"),
+        ("fixed in \u202egnp.exe\u202c today", "fixed in gnp.exe today"),
+        ("\u2066isolated\u2069 \u200eLTR\u200f mark \u061c", "isolated LTR mark "),
+        ("Hebrew \u05e9\u05dc\u05d5\u05dd stays", "Hebrew \u05e9\u05dc\u05d5\u05dd stays"),
     ],
 )
 def test_sanitize_strips_control_characters(raw: str, clean: str) -> None:
