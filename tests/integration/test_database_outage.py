@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -87,3 +88,38 @@ def test_the_http_api_answers_503_with_retry_after(
         assert answer.status_code == 503, (path, answer.status_code, answer.text)
         assert answer.headers["Retry-After"] == "5", path
         assert PASSWORD not in answer.text
+
+
+def test_serve_starts_without_its_database_and_answers_503(down_url: str, tmp_path: Path) -> None:
+    port = closed_port()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "SUMMARIZER_DATABASE_URL": down_url,
+        "SUMMARIZER_DATA_DIR": str(tmp_path),
+        "SUMMARIZER_API_TOKENS": OPERATOR_TOKEN,
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "summarizer", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        assert server.stdout is not None
+        seen: list[str] = []
+        for line in server.stdout:  # returns as soon as the server says it listens (or it exits)
+            seen.append(line)
+            if "summarizer HTTP API on" in line:
+                break
+        output = "".join(seen)
+        assert "is unreachable" in output, output
+        assert "answering 503" in output, output
+        assert PASSWORD not in output
+        answer = httpx.get(f"http://127.0.0.1:{port}/v1/queue", headers=bearer(OPERATOR_TOKEN), timeout=10)
+        assert answer.status_code == 503
+        assert answer.headers["Retry-After"] == "5"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

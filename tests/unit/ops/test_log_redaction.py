@@ -94,3 +94,13 @@ def test_json_when_not_a_terminal_by_default(monkeypatch: pytest.MonkeyPatch) ->
     finally:
         structlog.reset_defaults()
         logging.getLogger().handlers.clear()
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ["gsk_" + "a1B2c3D4e5F6g7H8i9J0", "xai-" + "Zz9Yy8Xx7Ww6Vv5Uu4", "hf_" + "abcdefghijKLMNOPQRST"],
+)
+def test_provider_keys_of_any_known_shape_are_masked_in_free_text(captured: io.StringIO, secret: str) -> None:
+    structlog.get_logger("t").error("llm.failed", error=f"HTTP 401: invalid key {secret} for this org")
+    (line,) = lines(captured)
+    assert secret not in json.dumps(line)
