@@ -199,6 +199,7 @@ def build_worker_config(settings: Settings) -> WorkerConfig:
 def build_update_service(settings: Settings, db: Database | None = None) -> UpdateService:
     """The worker side: claim -> engine -> commit. The LLM adapter is chosen in `composition/llm.py`."""
     from summarizer.composition.llm import build_engine
+    from summarizer.llm.offline import OfflineLLM
     from summarizer.service.update import UpdateService
 
     db = db or open_database(settings)
@@ -210,9 +211,13 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
         from summarizer.service.breaker import FleetHealth
 
         engine = build_engine(settings, llm=build_llm(settings, health=FleetHealth(breaker)))
-        return UpdateService(build_sql_store(db), engine, build_worker_config(settings))
+        breaker = None
+    else:
+        engine = build_engine(settings)
+    # What the model cannot fold (after the poison split) the offline summarizer folds: degrade, never drop.
+    offline = engine.with_llm(OfflineLLM())
     return UpdateService(
-        build_sql_store(db), build_engine(settings), build_worker_config(settings), breaker=breaker
+        build_sql_store(db), engine, build_worker_config(settings), breaker=breaker, fallback=offline
     )
 
 

@@ -103,6 +103,10 @@ class SummaryEngine:
         self._counter = counter
         self.config = config or EngineConfig()
 
+    def with_llm(self, llm: LLM) -> SummaryEngine:
+        """The same engine (counter, cap, ladder) answering through another model: the offline fallback."""
+        return SummaryEngine(llm, self._counter, self.config)
+
     def count(self, text: str) -> int:
         return self._counter.count(self.config.token_provider, self.config.token_model, text.encode("utf-8"))
 

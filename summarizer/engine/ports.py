@@ -37,17 +37,32 @@ class LLMPermanentError(LLMError):
     """Bad request, bad credentials, refusal, unusable output: the same call will fail again."""
 
 
-UnusableCause = Literal["max_tokens", "refusal"]
+UnusableCause = Literal[
+    "max_tokens", "refusal", "content_filter", "no_tool_call", "malformed", "not_api_json", "empty"
+]
 
 
 class AnswerUnusable(LLMPermanentError):
-    """The model answered, but the answer cannot be used because of what was asked: it stopped at the
-    output limit (`cause="max_tokens"`) or refused (`cause="refusal"`). The same batch will likely fail the
-    same way; a smaller batch may not, so a caller can split the batch and retry the halves."""
+    """The model answered, but this answer cannot be used: it stopped at the output limit, refused, was
+    filtered, called no tool, sent tool arguments that are not a JSON object, or the body was not the API's
+    JSON at all (a proxy's HTML page). A failure of one answer, not of the provider: the same batch may fail
+    the same way, a smaller one may not, so the caller splits the batch, and what the model still cannot
+    fold the offline summarizer folds. Never a reason to park the agent. `input_tokens`/`output_tokens` are
+    what the failed call cost, when the answer said."""
 
-    def __init__(self, message: str, *, cause: UnusableCause, status: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        cause: UnusableCause,
+        status: int | None = None,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+    ) -> None:
         super().__init__(message, status=status)
         self.cause: UnusableCause = cause
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
 
 
 @dataclass(frozen=True, slots=True)

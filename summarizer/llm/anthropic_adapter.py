@@ -110,8 +110,8 @@ class AnthropicLLM:
             raise MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
         try:
             return self._answer(message, request.tool_name)
-        except (AttributeError, TypeError) as exc:
-            raise LLMPermanentError(f"unusable response: {exc}") from exc
+        except (AttributeError, TypeError) as exc:  # a 200 whose body is not the API's JSON (a proxy's page)
+            raise AnswerUnusable(f"the body is not the API's JSON: {exc}", cause="not_api_json") from exc
 
     def _answer(self, message: Any, tool_name: str) -> LLMAnswer:
         usage = message.usage
@@ -120,23 +120,32 @@ class AnthropicLLM:
             + (usage.cache_creation_input_tokens or 0)
             + (usage.cache_read_input_tokens or 0)
         )
+        spent = {"input_tokens": input_tokens, "output_tokens": usage.output_tokens or 0}
         if message.stop_reason == "refusal":
-            raise AnswerUnusable("the model refused to summarize", cause="refusal")
+            raise AnswerUnusable("the model refused to summarize", cause="refusal", **spent)
         if message.stop_reason == "max_tokens":
             raise AnswerUnusable(
-                "the answer was cut at max_tokens; its tool input may be incomplete", cause="max_tokens"
+                "the answer was cut at max_tokens; its tool input may be incomplete",
+                cause="max_tokens",
+                **spent,
             )
         if not message.content:
-            raise LLMPermanentError("the model returned empty content")
+            raise AnswerUnusable("the model returned empty content", cause="empty", **spent)
         block = next(
             (b for b in message.content if b.type == "tool_use" and getattr(b, "name", None) == tool_name),
             None,
         )
         if block is None:
-            raise LLMPermanentError(f"no {tool_name} tool call in the answer (got {_content_types(message)})")
+            raise AnswerUnusable(
+                f"no {tool_name} tool call in the answer (got {_content_types(message)})",
+                cause="no_tool_call",
+                **spent,
+            )
         if not isinstance(block.input, dict):
-            raise LLMPermanentError(
-                f"malformed tool input: expected an object, got {type(block.input).__name__}"
+            raise AnswerUnusable(
+                f"malformed tool input: expected an object, got {type(block.input).__name__}",
+                cause="malformed",
+                **spent,
             )
         return LLMAnswer(
             tool_input=block.input,

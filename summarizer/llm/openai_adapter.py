@@ -124,24 +124,34 @@ class OpenAILLM:
             )
         except openai.OpenAIError as exc:
             raise classify(exc) from exc
-        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's error page): try again later
-            raise LLMTransientError(f"unreadable response body: {exc}") from exc
+        except ValueError as exc:  # a 200 whose body is not JSON (a proxy's error page)
+            raise AnswerUnusable(f"the body is not the API's JSON: {exc}", cause="not_api_json") from exc
         try:
             return self._answer(completion, request.tool_name)
         except (AttributeError, TypeError, IndexError) as exc:
-            raise LLMPermanentError(f"unusable response: {exc}") from exc
+            raise AnswerUnusable(f"the body is not the API's JSON: {exc}", cause="not_api_json") from exc
 
     def _answer(self, completion: Any, tool_name: str) -> LLMAnswer:
+        usage = completion.usage
+        spent = {
+            "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
+            "output_tokens": (usage.completion_tokens or 0) if usage else 0,
+        }
         if not completion.choices:
-            raise LLMPermanentError("the answer has no choices")
+            raise AnswerUnusable("the answer has no choices", cause="empty", **spent)
         choice = completion.choices[0]
         message = choice.message
-        if getattr(message, "refusal", None) or choice.finish_reason == "content_filter":
-            raise AnswerUnusable("the model refused to summarize", cause="refusal")
+        if getattr(message, "refusal", None):
+            raise AnswerUnusable("the model refused to summarize", cause="refusal", **spent)
+        if choice.finish_reason == "content_filter":
+            raise AnswerUnusable(
+                "the answer was withheld by a content filter", cause="content_filter", **spent
+            )
         if choice.finish_reason == "length":
             raise AnswerUnusable(
                 "the answer was cut at the token limit; its tool arguments may be incomplete",
                 cause="max_tokens",
+                **spent,
             )
         call = next(
             (
@@ -153,19 +163,24 @@ class OpenAILLM:
         )
         if call is None:
             got = "text" if message.content else "nothing"
-            raise LLMPermanentError(f"no {tool_name} tool call in the answer (got {got})")
+            raise AnswerUnusable(
+                f"no {tool_name} tool call in the answer (got {got})", cause="no_tool_call", **spent
+            )
         try:
             arguments = json.loads(call.function.arguments or "")
         except (json.JSONDecodeError, TypeError) as exc:
-            raise LLMPermanentError(f"malformed tool arguments: not JSON ({exc})") from exc
+            raise AnswerUnusable(
+                f"malformed tool arguments: not JSON ({exc})", cause="malformed", **spent
+            ) from exc
         if not isinstance(arguments, dict):
-            raise LLMPermanentError(
-                f"malformed tool arguments: expected an object, got {type(arguments).__name__}"
+            raise AnswerUnusable(
+                f"malformed tool arguments: expected an object, got {type(arguments).__name__}",
+                cause="malformed",
+                **spent,
             )
-        usage = completion.usage
         return LLMAnswer(
             tool_input=arguments,
-            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
-            output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            input_tokens=spent["input_tokens"],
+            output_tokens=spent["output_tokens"],
             model=str(completion.model or self.model),
         )

@@ -1,11 +1,14 @@
 """Poison batches: a batch the model cannot answer is halved until the exchange at fault stands alone.
 
-An answer cut at the output limit or refused (`AnswerUnusable`), or a batch rejected again after an
-earlier failed attempt, is not retried whole: the first half is tried, then its first half, and so on.
-Whatever half succeeds is committed (the rest comes with the next run). When a single exchange still
-cannot be summarized, the agent gives up on it: a new version that moves the watermark past it and
-records it as dropped with the reason `unsummarizable` and the cause, with one alert, so no agent stays
-parked because of one exchange.
+An unusable answer (`AnswerUnusable`: cut at the output limit, refused, filtered, no tool call, tool
+arguments that are not JSON, a body that is not the API's JSON), or a batch rejected again after an earlier
+failed attempt, is not retried whole: the first half is tried, then its first half, and so on. Whatever
+half succeeds is committed (the rest comes with the next run). When the model still cannot fold a single
+exchange, the extractive offline summarizer folds it instead (degrade, never drop): its items say
+`[offline]` and the version's run is `offline-fallback`. Only an exchange even the offline summarizer
+cannot take (its answer fails the same gate, e.g. an exchange with no visible text at all) is given up
+on: a new version moves the watermark past it and records it as dropped with the reason
+`unsummarizable` and the cause, with one alert, so no agent stays parked because of one exchange.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ class Folded:
     exchanges: tuple[EvictedExchange, ...]
     outcome: UpdateOutcome | None
     given_up: GivenUp | None = None
+    degraded: str | None = None
+    """Why the model could not fold `exchanges`, when the offline summarizer folded them instead."""
+    unusable_input_tokens: int = 0
+    unusable_output_tokens: int = 0
+    """What the model's unusable answers on the way here cost (they are billed like any other)."""
 
 
 def fold(
@@ -51,24 +59,51 @@ def fold(
     now: datetime,
     *,
     split_rejections: bool,
+    fallback: SummaryEngine | None = None,
 ) -> Folded:
     """`engine.update` over `batch`, halving it on an unusable (or, with `split_rejections`, a rejected)
-    answer. Other errors propagate for the retry policy."""
+    answer; a single exchange the model cannot fold is folded by `fallback` (the offline summarizer) when
+    given. Other errors propagate for the retry policy."""
     exchanges = tuple(batch)
+    spent = [0, 0]
     while True:
         try:
-            return Folded(exchanges, engine.update(summary, agent_id, exchanges, now))
+            outcome = engine.update(summary, agent_id, exchanges, now)
+            return Folded(exchanges, outcome, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
         except AnswerUnusable as exc:
             cause = f"{exc.cause}: {exc}"
+            spent[0] += exc.input_tokens
+            spent[1] += exc.output_tokens
         except AnswerRejected as exc:
             if not split_rejections:
                 raise
             cause = f"rejected: {exc}"
         if len(exchanges) == 1:
-            return Folded(exchanges, None, GivenUp(exchanges[0], cause))
+            folded = _degrade(fallback, summary, agent_id, exchanges, now, cause)
+            return replace(folded, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
         log.warning("update.batch_split", exchanges=len(exchanges), cause=cause[:200])
         exchanges = exchanges[: len(exchanges) // 2]
         split_rejections = True  # a half that is rejected again is split again
+
+
+def _degrade(
+    fallback: SummaryEngine | None,
+    summary: Summary | None,
+    agent_id: str,
+    exchanges: tuple[EvictedExchange, ...],
+    now: datetime,
+    cause: str,
+) -> Folded:
+    """The offline summarizer folds what the model could not; given up on only if it cannot either."""
+    if fallback is None:
+        return Folded(exchanges, None, GivenUp(exchanges[0], cause))
+    try:
+        outcome = fallback.update(summary, agent_id, exchanges, now)
+    except (AnswerUnusable, AnswerRejected) as exc:
+        both = f"{cause}; the offline summarizer could not either: {exc}"
+        return Folded(exchanges, None, GivenUp(exchanges[0], both))
+    log.warning("update.degraded", exchange=exchanges[0].id, cause=cause[:200])
+    return Folded(exchanges, outcome, degraded=cause)
 
 
 def skip_version(summary: Summary | None, agent_id: str, given_up: GivenUp, now: datetime) -> Summary:

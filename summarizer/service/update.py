@@ -52,6 +52,9 @@ from summarizer.storage.port import (
     VersionWrite,
 )
 
+DEGRADED_PATH = "offline-fallback"
+"""The run path of an update the offline summarizer folded because the model could not."""
+
 log = structlog.get_logger("summarizer.worker")
 
 # Outcomes after which a probe's lease was settled by the breaker (a call was made); any other outcome
@@ -76,8 +79,12 @@ class UpdateService:
         clock: Clock | None = None,
         rng: random.Random | None = None,
         breaker: ProviderBreaker | None = None,
+        fallback: SummaryEngine | None = None,
     ) -> None:
         self.store = store
+        self.fallback = fallback
+        """Folds what the model cannot, after the poison split (the offline summarizer); None: the
+        exchange is given up on as unsummarizable instead."""
         self.breaker = breaker
         """The provider's fleet-wide circuit breaker (None: calls are never paused)."""
         self.engine = engine
@@ -178,6 +185,7 @@ class UpdateService:
                 batch.exchanges,
                 self._clock(),
                 split_rejections=claim.consecutive_failures > 0,
+                fallback=self.fallback,
             )
         except Exception as exc:
             retry_at = self.breaker.failed(exc, gate) if self.breaker is not None else None
@@ -237,8 +245,17 @@ class UpdateService:
             batch=exchanges,
             update=outcome,
         )
+        run = replace(
+            run,
+            llm_input_tokens=run.llm_input_tokens + folded.unusable_input_tokens,
+            llm_output_tokens=run.llm_output_tokens + folded.unusable_output_tokens,
+        )
         alert = None
-        if outcome is not None:
+        if outcome is not None and folded.degraded is not None:
+            new = outcome.summary
+            made = VersionWrite("update", outcome.forgotten, DEGRADED_PATH, self.config.worker_name)
+            run = replace(run, path=DEGRADED_PATH, error=f"folded offline: {folded.degraded}"[:2000])
+        elif outcome is not None:
             new = outcome.summary
             made = VersionWrite("update", outcome.forgotten, outcome.path.value, self.config.worker_name)
         else:

@@ -179,7 +179,23 @@ def test_refusal_is_an_unusable_answer(api: FakeMessagesAPI, llm: AnthropicLLM) 
     assert info.value.cause == "refusal"
 
 
-@pytest.mark.parametrize("reply", [empty_content(), unauthorized(), bad_request()])
+def test_empty_content_and_a_page_that_is_not_the_api_s_json_are_unusable_answers(
+    api: FakeMessagesAPI, llm: AnthropicLLM
+) -> None:
+    api.script_messages(empty_content())
+    with pytest.raises(AnswerUnusable) as info:
+        llm.complete(request(exchange(1)))
+    assert info.value.cause == "empty"
+    html = Reply(
+        body=b"<html><body>Welcome to the proxy</body></html>", headers={"content-type": "text/html"}
+    )
+    api.script_messages(html)
+    with pytest.raises(AnswerUnusable) as info:
+        llm.complete(request(exchange(1)))
+    assert info.value.cause == "not_api_json"
+
+
+@pytest.mark.parametrize("reply", [unauthorized(), bad_request()])
 def test_other_permanent_errors_are_not_unusable_answers(
     api: FakeMessagesAPI, llm: AnthropicLLM, reply: Reply
 ) -> None:

@@ -11,6 +11,7 @@ from summarizer.composition.llm import build_llm
 from summarizer.domain.tokens import ByteEstimateCounter
 from summarizer.engine import EngineConfig, LLMPermanentError, LLMTransientError, SummaryEngine
 from summarizer.engine.operations import TOOL_NAME
+from summarizer.engine.ports import AnswerUnusable
 from summarizer.llm.openai_adapter import OpenAILLM
 from summarizer.llm.provider_errors import ProviderUnreachable, is_provider_scoped
 from summarizer.settings import load_settings
@@ -148,21 +149,18 @@ def test_a_bad_request_is_not_the_providers_fault(api: FakeChatCompletionsAPI) -
         (tool_call_reply(TOOL_NAME, ["add", "everything"]), "expected an object, got list"),
         (tool_call_reply("some_other_tool", {"add": []}), f"no {TOOL_NAME} tool call"),
         (text_reply("Here is a summary: all good."), "got text"),
+        (malformed_body(), "not the API's JSON"),
     ],
 )
-def test_unusable_answers_are_permanent_and_request_scoped(
+def test_unusable_answers_are_batch_failures_never_provider_failures(
     api: FakeChatCompletionsAPI, reply: Reply, message: str
 ) -> None:
+    """One bad answer (cut, refused, malformed, no tool call, a proxy's HTML page) is the batch's failure:
+    split, then folded offline; never a reason to park the agent or open the provider's breaker."""
     api.script(reply)
-    with pytest.raises(LLMPermanentError, match=message) as info:
+    with pytest.raises(AnswerUnusable, match=message) as info:
         llm_for(api).complete(request(exchange(1)))
     assert not is_provider_scoped(info.value)
-
-
-def test_a_body_that_is_not_json_is_an_error_not_a_crash(api: FakeChatCompletionsAPI) -> None:
-    api.script(malformed_body())
-    with pytest.raises(LLMTransientError, match="unreadable response body"):
-        llm_for(api).complete(request(exchange(1)))
 
 
 def test_connection_refused_is_transient_and_provider_scoped() -> None:
