@@ -47,12 +47,14 @@ class Summarizer:
         default_budget: int,
         render_summary: SummaryRenderer,
         summary_max_tokens: int | None = None,
+        departed: Callable[[str], str] | None = None,
         on_queued: Callable[[Sequence[str]], None] | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
         self._default_budget = default_budget
         self.summary_max_tokens = summary_max_tokens
+        self._departed = departed
         """The configured cap, shown beside a summary's size."""
         self._render = render_summary
         self._on_queued = on_queued
@@ -127,8 +129,10 @@ class Summarizer:
         """The rendered summary and its version; a placeholder, never an exception, when it can't be read."""
         try:
             record = self.store.load_summary(agent_id)
-            if record is None:
-                return NO_SUMMARY_YET, None
+            if record is None or not record.items:
+                # Never "nothing has left the window" when something has: say how many left and where.
+                text = self._departed(agent_id) if self._departed is not None else NO_SUMMARY_YET
+                return text, record.version if record else None
             return self._render(record, now or self._clock()), record.version
         except Exception as exc:
             log.warning("summary.read_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")

@@ -136,14 +136,5 @@ def prune(keep: int | None, agent_id: str | None) -> None:
     click.echo(f"pruned {gone} version(s); at most {count} kept per agent")
 
 
-def aged_out_line(p: Provenance, agent_id: str) -> str | None:
-    """ "N exchanges aged out, the oldest on DATE" when the agent has no items and some aged out."""
-    out = p.aged_out(agent_id)
-    if not out.count or out.oldest_ended_at is None:
-        return None
-    day = out.oldest_ended_at.astimezone(UTC).date().isoformat()
-    return f"_No summary items: {out.count} exchange(s) aged out, the oldest on {day}._"
-
-
 def now_utc() -> datetime:
     return datetime.now(UTC)

@@ -33,19 +33,15 @@ def parse_now(value: str | None) -> datetime:
 @click.option("--version", "version", type=VERSION, help="A kept older version instead.")
 def summary(agent_id: str, as_json: bool, now_text: str | None, version: int | None) -> None:
     """Print AGENT_ID's latest committed summary (Markdown, or JSON with --json)."""
-    from summarizer.cli.commands_provenance import aged_out_line
     from summarizer.engine.render import render_summary
 
     now = parse_now(now_text)
     rt = open_runtime()
     current = rt.summarizer.summary(agent_id)
     markdown, _ = rt.summarizer.summary_text(agent_id, now)
-    provenance = rt.provenance()
     if version is not None:
-        current = provenance.version(agent_id, version).summary
+        current = rt.provenance().version(agent_id, version).summary
         markdown = render_summary(current, now)
-    elif current is None or not current.items:
-        markdown = aged_out_line(provenance, agent_id) or markdown
     if as_json:
         payload = summary_json(current, agent_id, markdown, rt.summarizer.summary_max_tokens)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))

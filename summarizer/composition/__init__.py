@@ -167,6 +167,7 @@ def build_summarizer(settings: Settings, db: Database | None = None) -> Summariz
     db = db or open_database(settings)
     return Summarizer(
         SqlConversationStore(build_store(settings, db)),
+        departed=build_provenance(settings, db).departed,
         default_budget=settings.window_tokens,
         summary_max_tokens=settings.summary_max_tokens,
         render_summary=render_summary,

@@ -8,9 +8,10 @@ changed: the previous summary stands.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 import structlog
 
@@ -151,27 +152,11 @@ class SummaryEngine:
                 answer.model,
                 answer.offline,
             )
-            if answer.tool_input is None:
-                raise AnswerRejected("the model answered without the operations tool")
-            gate = GateContext(
-                batch_exchange_ids=[x.id for x in live],
-                visible_items={item.id: item for item in shown},
-                max_item_chars=self.config.item_max_chars,
-                path=path,
-                max_items_per_exchange=self.config.max_items_per_exchange,
-            )
-            ops = validate_answer(answer.tool_input, gate)
-            applied = apply_operations(aged.items, ops, {x.id: x for x in live}, now)
-            check_forgetting(
-                aged.items,
-                applied.items,
-                applied.added_ids,
-                ops,
-                self.config.budget,
-                lambda some: self.count(render_items(some, now)),
-            )
-            _log_model_drops(log_, ops, aged.items)
-            items = applied.items
+            try:
+                items = self._checked(answer.tool_input, aged.items, live, shown, path, now, log_)
+            except AnswerRejected as exc:
+                exc.input_tokens, exc.output_tokens = llm_in, llm_out
+                raise
 
         reaged = age_items(items, now)
         log_.items(reaged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
@@ -254,6 +239,40 @@ class SummaryEngine:
             f"{self.config.max_tokens}"
         )
         log_.items((item for item in items if item.id in dropped), "cap", detail)
+
+    def _checked(
+        self,
+        tool_input: Mapping[str, Any] | None,
+        items: tuple[SummaryItem, ...],
+        live: Sequence[EvictedExchange],
+        shown: tuple[SummaryItem, ...],
+        path: UpdatePath,
+        now: datetime,
+        log_: ForgetLog,
+    ) -> tuple[SummaryItem, ...]:
+        """The items after the answer's operations, once the gate has accepted them (AnswerRejected
+        otherwise: nothing of the answer is applied)."""
+        if tool_input is None:
+            raise AnswerRejected("the model answered without the operations tool")
+        gate = GateContext(
+            batch_exchange_ids=[x.id for x in live],
+            visible_items={item.id: item for item in shown},
+            max_item_chars=self.config.item_max_chars,
+            path=path,
+            max_items_per_exchange=self.config.max_items_per_exchange,
+        )
+        ops = validate_answer(tool_input, gate)
+        applied = apply_operations(items, ops, {x.id: x for x in live}, now)
+        check_forgetting(
+            items,
+            applied.items,
+            applied.added_ids,
+            ops,
+            self.config.budget,
+            lambda some: self.count(render_items(some, now)),
+        )
+        _log_model_drops(log_, ops, items)
+        return applied.items
 
     def _request(
         self, path: UpdatePath, live: Sequence[EvictedExchange], shown: Sequence[SummaryItem], current: int

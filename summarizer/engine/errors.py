@@ -15,3 +15,6 @@ class AnswerRejected(SummarizerError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"answer rejected: {reason}")
         self.reason = reason
+        self.input_tokens = 0
+        self.output_tokens = 0
+        """What the rejected answer cost (set by the engine: it was billed like an accepted one)."""

@@ -6,7 +6,7 @@ non-empty tier, one line per item, separators) whose costs `cap` can add up with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
@@ -96,6 +96,23 @@ def render_items(items: Sequence[SummaryItem], now: datetime) -> str:
         lines.extend(item_line(n, item, now) for n, item in enumerate(section.items, start=1))
         blocks.append("\n".join(lines))
     return SECTION_SEPARATOR.join(blocks) + "\n" if blocks else ""
+
+
+def departed_text(summarized: int, waiting: int, dropped: Mapping[str, int]) -> str:
+    """The placeholder for a summary with no items, saying how many exchanges left the window and where
+    they went (never "nothing has left" when something has)."""
+    left = summarized + waiting + sum(dropped.values())
+    if left == 0:
+        return NO_SUMMARY_YET
+    parts = []
+    if waiting:
+        parts.append(f"{waiting} waiting for the summary worker")
+    if summarized:
+        parts.append(f"{summarized} summarized")
+    if dropped:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items()))
+        parts.append(f"{sum(dropped.values())} dropped ({reasons})")
+    return f"_No summary items yet: {left} exchange(s) left the context window: {'; '.join(parts)}._"
 
 
 def render_summary(summary: Summary | None, now: datetime) -> str:

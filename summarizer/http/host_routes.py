@@ -124,7 +124,9 @@ def summary(
         from summarizer.http.provenance_routes import provenance_of
 
         current = provenance_of(wired).version(agent_id, version).summary
-    markdown = render_summary(current, datetime.now(UTC))
+        markdown = render_summary(current, datetime.now(UTC))
+    else:
+        markdown, _ = wired.summarizer.summary_text(agent_id)
     return summary_json(current, agent_id, markdown, wired.summarizer.summary_max_tokens)
 
 

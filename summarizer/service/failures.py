@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import structlog
@@ -77,6 +78,12 @@ class Failures:
             from_version=summary.version if summary else 0,
             batch=batch,
             error=error,
+        )
+        # A rejected or unusable answer was billed like an accepted one: its usage stays on record.
+        run = replace(
+            run,
+            llm_input_tokens=getattr(exc, "input_tokens", 0) or 0,
+            llm_output_tokens=getattr(exc, "output_tokens", 0) or 0,
         )
         if isinstance(decision, RetryAt):
             held = self.store.schedule_retry(

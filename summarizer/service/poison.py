@@ -76,8 +76,12 @@ def fold(
             spent[1] += exc.output_tokens
         except AnswerRejected as exc:
             if not split_rejections:
+                exc.input_tokens += spent[0]  # the failed run records every answer it paid for
+                exc.output_tokens += spent[1]
                 raise
             cause = f"rejected: {exc}"
+            spent[0] += exc.input_tokens
+            spent[1] += exc.output_tokens
         if len(exchanges) == 1:
             folded = _degrade(fallback, summary, agent_id, exchanges, now, cause)
             return replace(folded, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])

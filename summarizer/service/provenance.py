@@ -15,7 +15,8 @@ from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.engine.model import Summary, SummaryItem
 from summarizer.engine.provenance import Forgotten, cited_exchanges
-from summarizer.service.ledger import LedgerEntry, aged_out, ledger_entries
+from summarizer.engine.render import departed_text
+from summarizer.service.ledger import DROPPED, SUMMARIZED, WAITING, LedgerEntry, aged_out, ledger_entries
 from summarizer.storage.port import KeptVersion, ProvenanceStore, StaleSummary, VersionWrite
 
 
@@ -76,6 +77,18 @@ class Provenance:
         if facts is None:
             raise UnknownAgent(agent_id)
         return ledger_entries(facts)
+
+    def departed(self, agent_id: str) -> str:
+        """The placeholder for an agent whose summary has no items: how many exchanges left the window and
+        where each went (summarized, dropped with its reason, waiting)."""
+        entries = self.ledger(agent_id)
+        dropped: dict[str, int] = {}
+        for e in entries:
+            if e.state == DROPPED:
+                dropped[e.reason or "unknown"] = dropped.get(e.reason or "unknown", 0) + 1
+        summarized = sum(1 for e in entries if e.state == SUMMARIZED)
+        waiting = sum(1 for e in entries if e.state == WAITING)
+        return departed_text(summarized, waiting, dropped)
 
     def aged_out(self, agent_id: str) -> AgedOut:
         facts = self.store.provenance(agent_id)

@@ -29,6 +29,7 @@ from summarizer.testing.fake_chat_completions import (
     length_cut,
     malformed_body,
     text_reply,
+    tool_call_reply,
 )
 from tests.support.http_api import hermetic_settings
 
@@ -164,3 +165,50 @@ def test_unsummarizable_is_only_what_the_offline_summarizer_cannot_take_either()
     given_up = fold(model, None, "a", batch, T0, split_rejections=False, fallback=model)
     assert given_up.given_up is not None
     assert "the offline summarizer could not either" in given_up.given_up.cause
+
+
+def test_answers_citing_exchanges_that_do_not_exist_are_retried_split_then_degraded(
+    db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The real model's answer `unknown exchange ids [108]`: refused by the gate every time, billed every
+    time; the agent is retried, split and folded offline, never parked, and every answer's usage is kept."""
+    hallucinated = {"add": [{"exchange_ids": [108], "text": "Did things.", "importance": "medium"}]}
+
+    def answer(body: Mapping[str, Any]) -> Reply:
+        return tool_call_reply(_tool_of(body), hallucinated)
+
+    with FakeChatCompletionsAPI(chat_default=answer) as fake:
+        settings = hermetic_settings(
+            monkeypatch,
+            tmp_path,
+            llm="openai",
+            openai_api_key=KEY,
+            openai_base_url=fake.base_url,
+            llm_max_retries=0,
+            window_tokens=200,
+            batch_size=3,
+            batch_max_wait=0,
+            retry_base_seconds=0.01,
+            retry_max_seconds=0.01,
+        )
+        api = composition.build_summarizer(settings, db)
+        service = composition.build_update_service(settings, db)
+        report = api.record_batch("bot", _conversation(8))
+        for _ in range(100):  # retries back off a few milliseconds: run until nothing waits
+            service.due()
+            service.drain("bot")
+            if api.unsummarized("bot") == 0:
+                break
+        calls = len(fake.requests_to("/v1/chat/completions"))
+    assert api.unsummarized("bot") == 0
+    facts = composition.build_sql_store(db).provenance("bot")
+    assert facts is not None
+    states = {e.state for e in ledger_entries(facts) if e.state != "in_window"}
+    assert states == {"summarized"}
+    assert report.evicted_exchanges > 0
+    with db.read() as conn:
+        runs = conn.execute(select(summary_runs.c.outcome, summary_runs.c.llm_input_tokens)).all()
+        parked = conn.execute(select(summary_update_queue.c.state)).scalars().all()
+    assert "parked" not in {outcome for outcome, _ in runs}
+    assert "failed" not in parked
+    assert sum(tokens for _, tokens in runs) == 1200 * calls
