@@ -293,7 +293,9 @@ class SummaryEngine:
             user=prompt.user,
             tool_name=TOOL_NAME,
             tool_description=TOOL_DESCRIPTION,
-            tool_schema=operations_schema(path, self.config.item_max_chars),
+            tool_schema=operations_schema(
+                path, self.config.item_max_chars, [x.id for x in live], [item.id for item in shown]
+            ),
             max_output_tokens=self.config.max_output_tokens,
             context=UpdateContext(
                 path=path,

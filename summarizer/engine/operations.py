@@ -13,7 +13,7 @@ schema the tool declares and turns it into typed values; what the values may ref
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,11 +87,27 @@ def _text_schema(max_chars: int) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "maxLength": max_chars}
 
 
-def operations_schema(path: UpdatePath, max_item_chars: int) -> dict[str, Any]:
-    """The tool's input schema. The append path offers no item edits, since it shows no items."""
+def operations_schema(
+    path: UpdatePath,
+    max_item_chars: int,
+    exchange_ids: Sequence[int] = (),
+    item_ids: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The tool's input schema. The append path offers no item edits, since it shows no items.
+
+    Constrained output: with the batch's `exchange_ids` and the shown `item_ids`, every id in the schema is
+    an enum of exactly those, so a server that turns the schema into a grammar (llama.cpp, vLLM, Ollama)
+    cannot even emit an id that does not exist. The gate still checks every answer: constrained output is
+    help, not trust."""
     importance = {"type": "string", "enum": list(IMPORTANCE_VALUES)}
-    int_list = {"type": "array", "items": {"type": "integer"}}
-    str_list = {"type": "array", "items": {"type": "string"}}
+    exchange_id: dict[str, Any] = {"type": "integer"}
+    if exchange_ids:
+        exchange_id["enum"] = sorted(set(exchange_ids))
+    item_id: dict[str, Any] = {"type": "string"}
+    if item_ids:
+        item_id["enum"] = sorted(set(item_ids))
+    int_list = {"type": "array", "items": exchange_id}
+    str_list = {"type": "array", "items": item_id}
     add = {
         "type": "array",
         "items": {
@@ -133,7 +149,7 @@ def operations_schema(path: UpdatePath, max_item_chars: int) -> dict[str, Any]:
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {"item_id": {"type": "string"}, "text": _text_schema(max_item_chars)},
+                "properties": {"item_id": item_id, "text": _text_schema(max_item_chars)},
                 "required": ["item_id", "text"],
                 "additionalProperties": False,
             },

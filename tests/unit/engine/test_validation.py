@@ -4,11 +4,14 @@ from typing import Any
 
 import pytest
 
+from summarizer.domain.tokens import ByteEstimateCounter
+from summarizer.engine.engine import SummaryEngine
 from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.operations import Operations, operations_schema, parse_operations
+from summarizer.engine.ports import LLMAnswer, LLMRequest
 from summarizer.engine.validation import GateContext, text_problem, validate_answer
-from tests.unit.engine.helpers import add_op, item
+from tests.unit.engine.helpers import NOW, add_op, exchange, item
 
 SHOWN = {
     i.id: i for i in (item((1,), text="Implemented JWT auth with RS256 signing."), item((2,)), item((3,)))
@@ -159,3 +162,29 @@ def test_append_schema_offers_no_item_edits() -> None:
     assert set(full["properties"]) == {"add", "merge", "shorten", "drop"}
     assert append["properties"]["add"]["items"]["properties"]["text"]["maxLength"] == 300
     assert Operations().to_tool_input()["add"] == []
+
+
+def test_the_schema_lists_the_batch_s_exchange_ids_and_the_shown_item_ids_as_enums() -> None:
+    schema = operations_schema(UpdatePath.FULL, 300, [7, 5, 6], ["x2", "x1"])
+    props = schema["properties"]
+    assert props["add"]["items"]["properties"]["exchange_ids"]["items"]["enum"] == [5, 6, 7]
+    assert props["drop"]["items"]["properties"]["exchange_ids"]["items"]["enum"] == [5, 6, 7]
+    assert props["drop"]["items"]["properties"]["item_ids"]["items"]["enum"] == ["x1", "x2"]
+    assert props["merge"]["items"]["properties"]["item_ids"]["items"]["enum"] == ["x1", "x2"]
+    assert props["shorten"]["items"]["properties"]["item_id"]["enum"] == ["x1", "x2"]
+
+
+def test_the_engine_sends_the_constrained_schema() -> None:
+    seen: list[dict[str, Any]] = []
+
+    class Recording:
+        def complete(self, request: LLMRequest) -> LLMAnswer:
+            seen.append(dict(request.tool_schema))
+            ids = [x.id for x in request.context.batch]
+            return LLMAnswer(
+                {"add": [{"exchange_ids": ids, "text": "Did the work.", "importance": "medium"}]}
+            )
+
+    SummaryEngine(Recording(), ByteEstimateCounter()).update(None, "a", [exchange(3), exchange(4)], NOW)
+    (schema,) = seen
+    assert schema["properties"]["add"]["items"]["properties"]["exchange_ids"]["items"]["enum"] == [3, 4]
