@@ -17,6 +17,10 @@ measures what the applied answer did to the existing items, with the same counte
   the cap passes; an answer that folds a small summary into one short text does not.
 - High-importance items go last: an answer may drop one only when no existing item of lower importance
   is left.
+- New exchanges are folded, not dropped, while there is room: an answer may leave a new exchange out
+  ("nothing worth remembering", always with a reason) only while the summary it started from is over half
+  of its cap. Under that, a weak model's "drop everything new" would make the memory forget for no budget
+  reason; such an answer is refused, and what the model will not fold the offline summarizer folds.
 
 A broken rule raises AnswerRejected, like any other invalid answer: the previous summary stands and the
 caller retries. This is what turns away an answer that obeys "drop every item" in the conversation data.
@@ -66,6 +70,7 @@ def check_forgetting(
 ) -> None:
     """AnswerRejected when `ops`, which turned `before` into `after`, drops more than the budget needs or
     merges and shortens the summary smaller than it may get."""
+    _check_new_exchange_drops(before, ops, budget, count)
     by_id = {item.id: item for item in before}
     dropped = [by_id[item_id] for item_id in dropped_item_ids(ops)]
     if ops.merge or ops.shorten:
@@ -85,6 +90,20 @@ def check_forgetting(
             f"be {without_drops} tokens, within the target of {budget.target_tokens}"
         )
     _check_high_last(dropped, after, added_ids)
+
+
+def _check_new_exchange_drops(
+    before: Sequence[SummaryItem], ops: Operations, budget: Budget, count: ItemsCounter
+) -> None:
+    new = sorted({x for drop in ops.drop for x in drop.exchange_ids})
+    if not new:
+        return
+    size = count(before)
+    if size <= budget.floor_tokens:
+        raise AnswerRejected(
+            f"drops new exchange(s) {new[:10]} while the summary is at {size} tokens, not over half of its "
+            f"cap ({budget.floor_tokens}): there is room, so they must be folded"
+        )
 
 
 def shrink_floor(tokens_before: int, budget: Budget) -> int:

@@ -93,8 +93,9 @@ def random_run(
             evicted.update(ids)
             if rng.random() < 0.3:
                 llm.push(dropping_answer(rng))
-            elif rng.random() < 0.15:
-                llm.push(AnswerUnusable("cut at the output limit", cause="max_tokens"))
+            elif rng.random() < 0.15:  # poison: every half of the batch fails too, down to one exchange
+                for _ in range(3):
+                    llm.push(AnswerUnusable("cut at the output limit", cause="max_tokens"))
             svc.drain("a")
         elif move < 0.65:
             clock.advance(rng.choice([3600, 86400, 3 * 86400, 8 * 86400]))

@@ -64,7 +64,7 @@ def test_the_random_runs_reach_every_reason() -> None:
 
         _, reasons = random_run(seed, svc, llm, clock, evict, partial(_facts, store), Provenance(store), 40)
         seen |= reasons
-    assert {"model", "aging", "unsummarizable", "rollback", "cap"} <= seen
+    assert {"model", "aging", "unsummarizable", "rollback", "cap"} - seen == set()
 
 
 def test_a_poison_exchange_is_split_out_dropped_once_with_one_alert_and_the_agent_goes_on(

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from summarizer.domain.tokens import ByteEstimateCounter
 from summarizer.engine import EngineConfig, Summary, SummaryEngine, exchange_citations, partition_problems
+from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.provenance import Forgotten
 from summarizer.llm.fake import FakeLLM
 from tests.unit.engine.helpers import NOW, add_op, exchange, item
@@ -15,12 +18,29 @@ def engine(llm: FakeLLM, max_tokens: int = 10_000) -> SummaryEngine:
     return SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(max_tokens=max_tokens))
 
 
+def _over_half_of(max_tokens: int) -> Summary:
+    """A summary whose rendering is over half of `max_tokens` (ids 1-9 folded)."""
+    text = "Reviewed the deployment checklist, the rollout plan and the rollback drill in detail. " * 3
+    items = tuple(item((n,), text=text[:290], item_id=f"x{n}") for n in range(1, 10))
+    return Summary(agent_id="a", version=1, items=items, covered_through_exchange_id=9)
+
+
 def test_exchanges_the_model_drops_are_forgotten_with_its_reason() -> None:
+    previous = _over_half_of(1_000)
+    answer = {"add": [add_op([10, 11])], "drop": [{"exchange_ids": [12], "reason": "small talk about lunch"}]}
+    batch = [exchange(10), exchange(11), exchange(12)]
+    outcome = engine(FakeLLM([answer]), max_tokens=1_000).update(previous, "a", batch, NOW)
+    assert outcome.forgotten == (Forgotten((12,), "model", None, "small talk about lunch"),)
+    citations = exchange_citations(outcome.summary.items)
+    assert (citations[10], citations[11]) == ("x10-11", "x10-11")
+    assert 12 not in citations
+
+
+def test_new_exchanges_may_not_be_dropped_while_the_summary_is_under_half_of_its_cap() -> None:
+    """A weak model's "nothing worth remembering" for every new exchange, with room to spare: refused."""
     answer = {"add": [add_op([1, 2])], "drop": [{"exchange_ids": [3], "reason": "small talk about lunch"}]}
-    outcome = engine(FakeLLM([answer])).update(None, "a", [exchange(1), exchange(2), exchange(3)], NOW)
-    assert outcome.forgotten == (Forgotten((3,), "model", None, "small talk about lunch"),)
-    assert exchange_citations(outcome.summary.items) == {1: "x1-2", 2: "x1-2"}
-    assert partition_problems((), outcome.exchange_ids, outcome.summary.items, outcome.forgotten) == []
+    with pytest.raises(AnswerRejected, match="not over half of its cap"):
+        engine(FakeLLM([answer])).update(None, "a", [exchange(1), exchange(2), exchange(3)], NOW)
 
 
 def test_expired_batch_exchanges_are_forgotten_by_aging() -> None:
