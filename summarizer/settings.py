@@ -131,6 +131,14 @@ class Settings(BaseSettings):
     breaker_max_probe_seconds: float = Field(
         default=300.0, gt=0, description="Longest wait between two probes of an open provider breaker"
     )
+    model_breaker_threshold: int = Field(
+        default=3,
+        ge=1,
+        description="Updates in a row the offline summarizer had to fold that route an agent around its model",
+    )
+    model_breaker_seconds: float = Field(
+        default=3_600.0, gt=0, description="How long an agent is routed around its model before a new try"
+    )
     token_counter: Literal["bytes", "anthropic"] = Field(
         default="bytes", description="bytes (estimate, no network) | anthropic (count_tokens API, cached)"
     )

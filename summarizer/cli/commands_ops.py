@@ -52,6 +52,11 @@ def stats_text(s: UpdateStats, label: str, *, counts_tokens: bool = True) -> str
     duration = duration_text(s.avg_duration_ms)
     tokens = (
         f"{s.llm_input_tokens:,} in / {s.llm_output_tokens:,} out"
+        + (
+            f" (cache: {s.llm_cache_read_tokens:,} read, {s.llm_cache_write_tokens:,} written)"
+            if s.llm_cache_read_tokens or s.llm_cache_write_tokens
+            else ""
+        )
         if counts_tokens
         else "none counted (the offline summarizer calls no model)"
     )

@@ -199,9 +199,11 @@ def build_worker_config(settings: Settings) -> WorkerConfig:
 
 def build_update_service(settings: Settings, db: Database | None = None) -> UpdateService:
     """The worker side: claim -> engine -> commit. The LLM adapter is chosen in `composition/llm.py`."""
-    from summarizer.composition.llm import build_engine
+    from summarizer.composition.llm import build_engine, chosen_llm
     from summarizer.llm.offline import OfflineLLM
+    from summarizer.service.model_routing import ModelRouting
     from summarizer.service.update import UpdateService
+    from summarizer.settings import LLMChoice
 
     db = db or open_database(settings)
     breaker = build_breaker(settings, db)
@@ -215,10 +217,19 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
         breaker = None
     else:
         engine = build_engine(settings)
-    # What the model cannot fold (after the poison split) the offline summarizer folds: degrade, never drop.
+    # What the model cannot fold (after the poison split) the offline summarizer folds: degrade, never drop;
+    # an agent whose model keeps failing is routed to it for a while (no breaker when it is the model).
     offline = engine.with_llm(OfflineLLM())
+    routing = None
+    if chosen_llm(settings) is not LLMChoice.OFFLINE:
+        routing = ModelRouting(settings.model_breaker_threshold, settings.model_breaker_seconds)
     return UpdateService(
-        build_sql_store(db), engine, build_worker_config(settings), breaker=breaker, fallback=offline
+        build_sql_store(db),
+        engine,
+        build_worker_config(settings),
+        breaker=breaker,
+        fallback=offline,
+        routing=routing,
     )
 
 

@@ -27,6 +27,10 @@ class UpdateStats:
     largest_summary_tokens: int | None = None
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
+    llm_cache_read_tokens: int = 0
+    """Of `llm_input_tokens`, read from the provider's prompt cache (billed at a fraction)."""
+    llm_cache_write_tokens: int = 0
+    """Of `llm_input_tokens`, written to the provider's prompt cache."""
     truncations: int = 0
     paths: dict[str, int] = field(default_factory=dict)
     queue: dict[str, int] = field(default_factory=dict)
@@ -65,6 +69,8 @@ class UpdateStats:
             "queue_depth": self.queue_depth,
             "llm_input_tokens": self.llm_input_tokens,
             "llm_output_tokens": self.llm_output_tokens,
+            "llm_cache_read_tokens": self.llm_cache_read_tokens,
+            "llm_cache_write_tokens": self.llm_cache_write_tokens,
             "truncations": self.truncations,
             "runs": self.runs,
             "updates_parked": self.updates_parked,

@@ -73,6 +73,8 @@ class UpdateOutcome:
     """Exchanges older than the week tier: accounted for without an LLM call."""
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
+    llm_cache_read_tokens: int = 0
+    llm_cache_write_tokens: int = 0
     llm_model: str = ""
     offline: bool = False
     summary_tokens: int = 0
@@ -139,13 +141,14 @@ class SummaryEngine:
         path = choose_path(current_tokens, len(live), self.config.max_tokens, self.config.ladder)
 
         items: tuple[SummaryItem, ...] = aged.items
-        llm_in = llm_out = 0
+        llm_in = llm_out = cache_read = cache_write = 0
         model = ""
         offline = False
         if path is not UpdatePath.NONE:
             shown = visible_items(aged.items, path)
             request = self._request(path, live, shown, current_tokens)
             answer = self._llm.complete(request)
+            cache_read, cache_write = answer.cache_read_tokens, answer.cache_write_tokens
             llm_in, llm_out, model, offline = (
                 answer.input_tokens,
                 answer.output_tokens,
@@ -180,6 +183,8 @@ class SummaryEngine:
             expired_exchange_ids=tuple(x.id for x in expired),
             llm_input_tokens=llm_in,
             llm_output_tokens=llm_out,
+            llm_cache_read_tokens=cache_read,
+            llm_cache_write_tokens=cache_write,
             llm_model=model,
             offline=offline,
             summary_tokens=capped.tokens_after,
@@ -291,6 +296,8 @@ class SummaryEngine:
         return LLMRequest(
             system=prompt.system,
             user=prompt.user,
+            user_prefix=prompt.user_prefix,
+            stable_tool_schema=operations_schema(path, self.config.item_max_chars),
             tool_name=TOOL_NAME,
             tool_description=TOOL_DESCRIPTION,
             tool_schema=operations_schema(

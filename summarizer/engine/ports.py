@@ -90,6 +90,12 @@ class UpdateContext:
 
 @dataclass(frozen=True, slots=True)
 class LLMRequest:
+    """One update's model call. The user message is `user_prefix + user` (see engine/prompt.py): the
+    prefix changes least between two updates of an agent, which a provider's prompt cache can reuse.
+    `tool_schema` lists the batch's exchange ids and the shown item ids as enums (for servers that turn a
+    schema into a grammar); `stable_tool_schema` is the same without them, byte-identical from call to
+    call, for providers whose cache covers the tool definitions and that do not constrain decoding."""
+
     system: str
     user: str
     tool_name: str
@@ -97,6 +103,12 @@ class LLMRequest:
     tool_schema: Mapping[str, Any]
     max_output_tokens: int
     context: UpdateContext
+    user_prefix: str = ""
+    stable_tool_schema: Mapping[str, Any] | None = None
+
+    @property
+    def user_text(self) -> str:
+        return self.user_prefix + self.user
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +116,14 @@ class LLMAnswer:
     tool_input: Mapping[str, Any] | None
     text: str | None = None
     input_tokens: int = 0
+    """Every input token of the call, cached or not."""
     output_tokens: int = 0
     model: str = ""
     offline: bool = False
+    cache_read_tokens: int = 0
+    """Of `input_tokens`, read from the provider's prompt cache."""
+    cache_write_tokens: int = 0
+    """Of `input_tokens`, written to the provider's prompt cache."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

@@ -198,6 +198,8 @@ class StatsOut(Document):
     queue_depth: int
     llm_input_tokens: int
     llm_output_tokens: int
+    llm_cache_read_tokens: int
+    llm_cache_write_tokens: int
     truncations: int
     queue: dict[str, int]
     window: dict[str, Any]

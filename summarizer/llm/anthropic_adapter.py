@@ -60,6 +60,30 @@ def make_client(
         raise classify(exc) from exc
 
 
+_EPHEMERAL: Any = {"type": "ephemeral"}
+
+
+def cached_tool(request: LLMRequest) -> Any:
+    """The tool with its stable schema (the per-call enums would change the cached prefix every call; the
+    Messages API does not constrain decoding with them, and the gate checks every id anyway)."""
+    return {
+        "name": request.tool_name,
+        "description": request.tool_description,
+        "input_schema": dict(request.stable_tool_schema or request.tool_schema),
+    }
+
+
+def user_blocks(request: LLMRequest) -> Any:
+    """The user message as content blocks with a cache breakpoint after the shown summary, the part of the
+    prompt that changes least between two updates of an agent (the system block carries the other
+    breakpoint: tools and instructions, the same for every agent)."""
+    blocks: list[Any] = []
+    if request.user_prefix:
+        blocks.append({"type": "text", "text": request.user_prefix, "cache_control": _EPHEMERAL})
+    blocks.append({"type": "text", "text": request.user})
+    return blocks
+
+
 def _content_types(message: Any) -> str:
     return ", ".join(str(getattr(block, "type", "?")) for block in message.content) or "none"
 
@@ -87,18 +111,13 @@ class AnthropicLLM:
         return f"model {model.id} available"
 
     def complete(self, request: LLMRequest) -> LLMAnswer:
-        tool: Any = {
-            "name": request.tool_name,
-            "description": request.tool_description,
-            "input_schema": dict(request.tool_schema),
-        }
         try:
             message = self._client.messages.create(
                 model=self.model,
                 max_tokens=request.max_output_tokens,
-                system=request.system,
-                messages=[{"role": "user", "content": request.user}],
-                tools=[tool],
+                system=[{"type": "text", "text": request.system, "cache_control": _EPHEMERAL}],
+                messages=[{"role": "user", "content": user_blocks(request)}],
+                tools=[cached_tool(request)],
                 tool_choice={"type": "tool", "name": request.tool_name},
             )
         except anthropic.AnthropicError as exc:
@@ -152,4 +171,6 @@ class AnthropicLLM:
             input_tokens=input_tokens,
             output_tokens=usage.output_tokens or 0,
             model=str(message.model),
+            cache_read_tokens=usage.cache_read_input_tokens or 0,
+            cache_write_tokens=usage.cache_creation_input_tokens or 0,
         )

@@ -31,7 +31,7 @@ def default_answer(request: LLMRequest) -> LLMAnswer:
     """A valid answer for any request: one extractive item per exchange."""
     return LLMAnswer(
         tool_input=offline_operations(request).to_tool_input(),
-        input_tokens=len(request.system + request.user) // 4,
+        input_tokens=len(request.system + request.user_text) // 4,
         output_tokens=50 * len(request.context.batch),
         model=FAKE_MODEL,
     )

@@ -116,7 +116,7 @@ class OpenAILLM:
                 model=self.model,
                 messages=[
                     {"role": "system", "content": request.system},
-                    {"role": "user", "content": request.user},
+                    {"role": "user", "content": request.user_text},
                 ],
                 tools=[tool],
                 tool_choice={"type": "function", "function": {"name": request.tool_name}},
@@ -178,9 +178,12 @@ class OpenAILLM:
                 cause="malformed",
                 **spent,
             )
+        details = getattr(usage, "prompt_tokens_details", None) if usage else None
+        cached = getattr(details, "cached_tokens", None) or 0
         return LLMAnswer(
             tool_input=arguments,
             input_tokens=spent["input_tokens"],
             output_tokens=spent["output_tokens"],
             model=str(completion.model or self.model),
+            cache_read_tokens=cached if isinstance(cached, int) else 0,
         )

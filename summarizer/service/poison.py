@@ -46,6 +46,8 @@ class Folded:
     given_up: GivenUp | None = None
     degraded: str | None = None
     """Why the model could not fold `exchanges`, when the offline summarizer folded them instead."""
+    routed: bool = False
+    """The model was not asked: the agent's model breaker is open (model_routing.py)."""
     unusable_input_tokens: int = 0
     unusable_output_tokens: int = 0
     """What the model's unusable answers on the way here cost (they are billed like any other)."""

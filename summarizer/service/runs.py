@@ -46,6 +46,8 @@ def run_record(
         path=update.path.value,
         llm_input_tokens=update.llm_input_tokens,
         llm_output_tokens=update.llm_output_tokens,
+        llm_cache_read_tokens=update.llm_cache_read_tokens,
+        llm_cache_write_tokens=update.llm_cache_write_tokens,
         summary_tokens=update.summary_tokens,
         truncated=update.truncated,
         tokens_before_cap=update.tokens_before_cap,

@@ -34,6 +34,7 @@ from summarizer.engine.model import Summary
 from summarizer.service.aging import Aging, AgingPage
 from summarizer.service.breaker import Gate, ProviderBreaker
 from summarizer.service.failures import Failures, log_alert_raised
+from summarizer.service.model_routing import DEGRADED_PATH, ROUTED_PATH, ModelRouting, routing_alert
 from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
 from summarizer.service.rebuild import rebuild
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
@@ -41,19 +42,18 @@ from summarizer.service.runs import run_record
 from summarizer.service.sweeps import Sweeps
 from summarizer.storage.port import (
     LEASE_EXPIRED_ERROR,
+    MODEL_DEGRADED,
     SUMMARY_UPDATES_FAILING,
     AgentState,
     Claim,
     LostClaim,
+    RecentRun,
     Rescued,
     StaleSummary,
     UpdateCommit,
     UpdateStore,
     VersionWrite,
 )
-
-DEGRADED_PATH = "offline-fallback"
-"""The run path of an update the offline summarizer folded because the model could not."""
 
 log = structlog.get_logger("summarizer.worker")
 
@@ -80,9 +80,12 @@ class UpdateService:
         rng: random.Random | None = None,
         breaker: ProviderBreaker | None = None,
         fallback: SummaryEngine | None = None,
+        routing: ModelRouting | None = None,
     ) -> None:
         self.store = store
         self.fallback = fallback
+        self.routing = routing if fallback is not None else None
+        """The per-agent model breaker (model_routing.py); None: every update asks the model first."""
         """Folds what the model cannot, after the poison split (the offline summarizer); None: the
         exchange is given up on as unsummarizable instead."""
         self.breaker = breaker
@@ -177,16 +180,31 @@ class UpdateService:
         return result
 
     def _process(self, claim: Claim, started: datetime, batch: Batch, gate: Gate = Gate.GO) -> RunResult:
+        recent = self.store.recent_runs(claim.agent_id, self.routing.lookback) if self.routing else []
+        until = self.routing.routed_until(recent) if self.routing is not None and gate is Gate.GO else None
         try:
-            folded = fold(
-                self.engine,
-                batch.summary,
-                claim.agent_id,
-                batch.exchanges,
-                self._clock(),
-                split_rejections=claim.consecutive_failures > 0,
-                fallback=self.fallback,
-            )
+            if until is not None and self._clock() < until and self.fallback is not None:
+                folded = fold(
+                    self.fallback,
+                    batch.summary,
+                    claim.agent_id,
+                    batch.exchanges,
+                    self._clock(),
+                    split_rejections=True,
+                )
+                folded = replace(
+                    folded, degraded=f"the model is routed around until {until.isoformat()}", routed=True
+                )
+            else:
+                folded = fold(
+                    self.engine,
+                    batch.summary,
+                    claim.agent_id,
+                    batch.exchanges,
+                    self._clock(),
+                    split_rejections=claim.consecutive_failures > 0,
+                    fallback=self.fallback,
+                )
         except Exception as exc:
             retry_at = self.breaker.failed(exc, gate) if self.breaker is not None else None
             if retry_at is not None:  # the provider's failure, not this agent's: hand the row back unpaid
@@ -195,7 +213,7 @@ class UpdateService:
         if self.breaker is not None:
             self.breaker.succeeded(gate)
         try:
-            return self._commit(claim, started, batch.summary, folded)
+            return self._commit(claim, started, batch.summary, folded, recent)
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -230,7 +248,14 @@ class UpdateService:
         ready = len(batch) >= cfg.batch_size or waited or bounded
         return Batch(state.summary, batch, ready=ready)
 
-    def _commit(self, claim: Claim, started: datetime, summary: Summary | None, folded: Folded) -> RunResult:
+    def _commit(
+        self,
+        claim: Claim,
+        started: datetime,
+        summary: Summary | None,
+        folded: Folded,
+        recent: list[RecentRun] | None = None,
+    ) -> RunResult:
         from_version = summary.version if summary else 0
         finished = self._clock()
         exchanges, outcome = folded.exchanges, folded.outcome
@@ -250,14 +275,19 @@ class UpdateService:
             llm_input_tokens=run.llm_input_tokens + folded.unusable_input_tokens,
             llm_output_tokens=run.llm_output_tokens + folded.unusable_output_tokens,
         )
-        alert = None
+        alert, resolve, recent = None, None, recent or []
         if outcome is not None and folded.degraded is not None:
             new = outcome.summary
-            made = VersionWrite("update", outcome.forgotten, DEGRADED_PATH, self.config.worker_name)
-            run = replace(run, path=DEGRADED_PATH, error=f"folded offline: {folded.degraded}"[:2000])
+            path = ROUTED_PATH if folded.routed else DEGRADED_PATH
+            made = VersionWrite("update", outcome.forgotten, path, self.config.worker_name)
+            run = replace(run, path=path, error=f"folded offline: {folded.degraded}"[:2000])
+            if self.routing is not None and self.routing.opens_now(recent):
+                alert = routing_alert(claim.agent_id, self.routing, folded.degraded)
         elif outcome is not None:
             new = outcome.summary
             made = VersionWrite("update", outcome.forgotten, outcome.path.value, self.config.worker_name)
+            if self.routing is not None and self.routing.was_open(recent):
+                resolve = MODEL_DEGRADED
         else:
             assert folded.given_up is not None
             new = skip_version(summary, claim.agent_id, folded.given_up, finished)
@@ -276,6 +306,7 @@ class UpdateService:
             now=finished,
             version=made,
             alert=alert,
+            resolve_kind=resolve,
         )
         committed = self.store.commit(commit)
         if committed.alert_resolved:

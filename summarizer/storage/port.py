@@ -28,6 +28,7 @@ from summarizer.storage.values import (
     EVENT_KINDS,
     EXCHANGE_UNSUMMARIZABLE,
     LEASE_EXPIRED_ERROR,
+    MODEL_DEGRADED,
     SUMMARY_UPDATES_FAILING,
     AgentRow,
     AgentState,
@@ -43,6 +44,7 @@ from summarizer.storage.values import (
     MetricFigures,
     ProvenanceFacts,
     QueueRow,
+    RecentRun,
     Rescued,
     RunRecord,
     StaleSummary,
@@ -54,6 +56,7 @@ __all__ = [
     "EVENT_KINDS",
     "EXCHANGE_UNSUMMARIZABLE",
     "LEASE_EXPIRED_ERROR",
+    "MODEL_DEGRADED",
     "SUMMARY_UPDATES_FAILING",
     "AgentRow",
     "AgentState",
@@ -77,6 +80,7 @@ __all__ = [
     "ProvenanceFacts",
     "ProvenanceStore",
     "QueueRow",
+    "RecentRun",
     "Rescued",
     "RunRecord",
     "StaleSummary",
@@ -114,6 +118,10 @@ class UpdateStore(Protocol):
 
     def release(self, claim: Claim, now: datetime, reason: str) -> bool:
         """Give the row back, pending and due now (a stale result)."""
+        ...
+
+    def recent_runs(self, agent_id: str, limit: int) -> list[RecentRun]:
+        """The agent's latest `limit` runs, newest first (the per-agent model breaker reads them)."""
         ...
 
     def commit(self, commit: UpdateCommit) -> Committed:

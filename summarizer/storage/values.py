@@ -20,6 +20,9 @@ SUMMARY_UPDATES_FAILING = "summary_updates_failing"
 EXCHANGE_UNSUMMARIZABLE = "exchange_unsummarizable"
 """An exchange the model could not summarize even alone: recorded as dropped, and the agent went on."""
 
+MODEL_DEGRADED = "model_degraded"
+"""The model could not fold an agent's exchanges several updates in a row: it is folded offline for a while."""
+
 EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE,)
 """Alerts about something that happened once: nothing is left to watch after an operator has seen one."""
 
@@ -162,6 +165,8 @@ class RunRecord:
     path: str | None = None
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
+    llm_cache_read_tokens: int = 0
+    llm_cache_write_tokens: int = 0
     summary_tokens: int | None = None
     truncated: bool = False
     tokens_before_cap: int | None = None
@@ -190,6 +195,17 @@ class UpdateCommit:
     """How the version came about and the exchanges it forgot: kept and recorded in the same commit."""
     alert: AlertDraft | None = None
     """An alert written with the commit (an exchange given up on as unsummarizable)."""
+    resolve_kind: str | None = None
+    """An open alert of this kind for the agent is resolved with the commit (the model folds again)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecentRun:
+    """What the per-agent model breaker reads of an agent's latest runs."""
+
+    outcome: str
+    path: str | None
+    finished_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

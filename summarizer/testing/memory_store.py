@@ -31,7 +31,7 @@ from summarizer.storage.port import (
     VersionWrite,
 )
 from summarizer.storage.sql.commit_guards import FOLDED, LOST, STALE, guard_error
-from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING
+from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, RecentRun
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
 from summarizer.testing.memory_versions import MemoryVersions
 
@@ -239,7 +239,14 @@ class InMemoryUpdateStore(MemoryVersions):
             open_alert = self._alert_open(claim.agent_id)
             if open_alert is not None:
                 open_alert.resolved_at, resolved = now, True
+        for al in self._s.alerts:
+            if (al.kind, al.agent_id, al.resolved_at) == (commit.resolve_kind, claim.agent_id, None):
+                al.resolved_at = now
         return Committed(state, resolved)
+
+    def recent_runs(self, agent_id: str, limit: int) -> list[RecentRun]:
+        runs = [r for r in reversed(self._s.runs) if r.agent_id == agent_id][:limit]
+        return [RecentRun(r.outcome, r.path, r.finished_at) for r in runs]
 
     def _swap(self, new: Summary, from_version: int) -> bool:
         current = self._s.summaries.get(new.agent_id)

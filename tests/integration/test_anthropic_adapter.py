@@ -95,9 +95,81 @@ def test_tool_use_answer_is_parsed_and_applied(api: FakeMessagesAPI, llm: Anthro
     assert sent.body["tools"][0]["name"] == TOOL_NAME
     assert set(sent.body["tools"][0]["input_schema"]["properties"]) == {"add", "drop"}
     assert sent.body["max_tokens"] == EngineConfig().max_output_tokens
-    assert "never instructions" in sent.body["system"]
-    assert '<exchange id="1"' in sent.body["messages"][0]["content"]
+    assert "never instructions" in sent.body["system"][0]["text"]
+    (user_block,) = sent.body["messages"][0]["content"]  # the append rung shows no summary to cache
+    assert '<exchange id="1"' in user_block["text"]
     assert outcome.path is UpdatePath.APPEND
+
+
+def test_the_stable_prefix_is_marked_for_prompt_caching_and_cache_usage_is_read(
+    api: FakeMessagesAPI, llm: AnthropicLLM
+) -> None:
+    """Tools and system text (the same for every agent) end at one cache breakpoint, the shown summary
+    (oldest item first) at the other; the per-call id enums stay out of the cached tool schema; the
+    answer's cache reads and writes are kept apart from its input tokens."""
+    from datetime import timedelta
+
+    from summarizer.engine.model import Importance, SummaryItem, Tier
+
+    items = tuple(
+        SummaryItem(
+            id=f"i{n}",
+            tier=Tier.SESSION,
+            text=f"Item {n}.",
+            started_at=NOW + timedelta(minutes=n),
+            ended_at=NOW + timedelta(minutes=n),
+            source_tokens=10,
+            importance=Importance.MEDIUM,
+            exchange_ids=(n,),
+        )
+        for n in (2, 1)
+    )
+    path = UpdatePath.MERGE
+    prompt = build_prompt(
+        path,
+        (exchange(5),),
+        items,
+        current_tokens=9000,
+        max_tokens=10_000,
+        clip_chars=4000,
+        max_item_chars=600,
+    )
+    context = UpdateContext(
+        path, (exchange(5),), items, max_item_chars=600, max_tokens=10_000, current_tokens=9000
+    )
+    sent_request = LLMRequest(
+        prompt.system,
+        prompt.user,
+        TOOL_NAME,
+        TOOL_DESCRIPTION,
+        operations_schema(path, 600, [5], ["i1", "i2"]),
+        1024,
+        context,
+        user_prefix=prompt.user_prefix,
+        stable_tool_schema=operations_schema(path, 600),
+    )
+    usage = {"input_tokens": 40, "output_tokens": 20, "cache_read_input_tokens": 3000}
+    body = message_body(
+        [{"type": "tool_use", "id": "toolu_1", "name": TOOL_NAME, "input": {"add": []}}],
+        input_tokens=40,
+        output_tokens=20,
+    )
+    body["usage"] = {**usage, "cache_creation_input_tokens": 500}
+    api.script_messages(Reply(body=body))
+    answer = llm.complete(sent_request)
+    (sent,) = api.requests_to(MESSAGES_PATH)
+    assert sent.body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    prefix, rest = sent.body["messages"][0]["content"]
+    assert prefix["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in rest
+    assert prefix["text"].index('id="i1"') < prefix["text"].index('id="i2"')  # oldest first
+    assert '<exchange id="5"' in rest["text"]
+    assert "<exchange" not in prefix["text"]
+    add_ids = sent.body["tools"][0]["input_schema"]["properties"]["add"]["items"]["properties"][
+        "exchange_ids"
+    ]
+    assert "enum" not in add_ids["items"]
+    assert (answer.input_tokens, answer.cache_read_tokens, answer.cache_write_tokens) == (3540, 3000, 500)
 
 
 def test_rate_limit_is_transient_with_retry_after(api: FakeMessagesAPI, llm: AnthropicLLM) -> None:

@@ -40,7 +40,8 @@ from summarizer.storage.values import Committed, UpdateCommit
 
 def commit_in_one_statement(db: PostgresDatabase, commit: UpdateCommit) -> Committed:
     """Write `commit` all or nothing; raises `LostClaim` or `StaleSummary` if a guard fails."""
-    if not commit.claim.alert_open and commit.alert is None:  # one statement: atomic on its own
+    alone = not commit.claim.alert_open and commit.alert is None and commit.resolve_kind is None
+    if alone:  # one statement: atomic on its own
         with _guards_mapped(commit):
             row = db.run_hot(ONE_STATEMENT_HOT[commit.from_version == 0], _one_statement_params(commit))[0]
         return Committed(str(row.state), alert_resolved=False)

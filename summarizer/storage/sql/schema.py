@@ -155,6 +155,8 @@ summary_runs = Table(
     Column("path", String(20), nullable=True),
     Column("llm_input_tokens", Integer, nullable=False),
     Column("llm_output_tokens", Integer, nullable=False),
+    Column("llm_cache_read_tokens", Integer, nullable=False, server_default="0"),
+    Column("llm_cache_write_tokens", Integer, nullable=False, server_default="0"),
     Column("summary_tokens", Integer, nullable=True),
     Column("truncated", Boolean, nullable=False),
     Column("tokens_before_cap", Integer, nullable=True),

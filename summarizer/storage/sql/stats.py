@@ -56,6 +56,8 @@ def query_stats(conn: Connection, *, since: datetime, until: datetime) -> Update
             func.max(case((completed, runs.c.summary_tokens))).label("max_tokens"),
             func.coalesce(func.sum(runs.c.llm_input_tokens), 0).label("llm_in"),
             func.coalesce(func.sum(runs.c.llm_output_tokens), 0).label("llm_out"),
+            func.coalesce(func.sum(runs.c.llm_cache_read_tokens), 0).label("cache_read"),
+            func.coalesce(func.sum(runs.c.llm_cache_write_tokens), 0).label("cache_write"),
             _count_if(runs.c.truncated == literal(True)).label("truncations"),
         ).where(in_window)
     ).one()
@@ -76,6 +78,8 @@ def query_stats(conn: Connection, *, since: datetime, until: datetime) -> Update
         largest_summary_tokens=None if row.max_tokens is None else int(row.max_tokens),
         llm_input_tokens=int(row.llm_in),
         llm_output_tokens=int(row.llm_out),
+        llm_cache_read_tokens=int(row.cache_read),
+        llm_cache_write_tokens=int(row.cache_write),
         truncations=int(row.truncations),
         paths={str(path): int(n) for path, n in paths},
         queue={str(state): int(n) for state, n in queue},

@@ -29,6 +29,7 @@ from summarizer.storage.values import (
     LostClaim,
     ProvenanceFacts,
     QueueRow,
+    RecentRun,
     Rescued,
     RunRecord,
     StaleSummary,
@@ -64,6 +65,10 @@ class SqlStore(ABC, Generic[DB]):
         """Write `commit` all or nothing; raises `LostClaim` or `StaleSummary` if a guard fails."""
 
     # ----- one update: the rest ----------------------------------------------------------------------
+
+    def recent_runs(self, agent_id: str, limit: int) -> list[RecentRun]:
+        with self.db.read() as conn:
+            return summaries.recent_runs(conn, agent_id, limit)
 
     def finish_idle(self, claim: Claim, now: datetime) -> str | None:
         with self.db.autocommit(write=True) as conn:

@@ -19,7 +19,7 @@ from summarizer.storage.sql.constants import inline
 from summarizer.storage.sql.schema import agents, exchanges, summaries, summary_runs
 from summarizer.storage.sql.summary_rows import summary_values
 from summarizer.storage.sql.upserts import for_connection, per_database
-from summarizer.storage.values import RunRecord, StaleSummary
+from summarizer.storage.values import RecentRun, RunRecord, StaleSummary
 
 # The statements of an update's commit, built once with bind parameters: constructing them and generating
 # their cache keys on every call cost more CPU than PostgreSQL spent running them (SQLAlchemy memoizes the
@@ -139,20 +139,34 @@ def mark_folded(conn: Connection, agent_id: str, first: int, last: int, version:
     return int(conn.execute(MARK_FOLDED, mark_folded_params(agent_id, first, last, version)).rowcount)
 
 
-# Every column but the id, always all of them, so the compiled INSERT is the same on every call.
+# Every column but the id, always all of them, so the compiled INSERT is the same on every call. The
+# parameters are numbered, not named after their columns: the commit statement that embeds this INSERT
+# must stay under psycopg's statement cache limit.
 _RUN_COLUMNS = tuple(c.name for c in summary_runs.c if c.name != "id")
 RECORD_RUN = insert(summary_runs).values(
-    {name: bindparam(f"rr_{name}", type_=summary_runs.c[name].type) for name in _RUN_COLUMNS}
+    {name: bindparam(f"rr{i}", type_=summary_runs.c[name].type) for i, name in enumerate(_RUN_COLUMNS)}
 )
 
 
 def run_params(run: RunRecord) -> dict[str, Any]:
     """RECORD_RUN's parameters: RunRecord has an attribute for every column but the id."""
-    return {f"rr_{name}": getattr(run, name) for name in _RUN_COLUMNS}
+    return {f"rr{i}": getattr(run, name) for i, name in enumerate(_RUN_COLUMNS)}
 
 
 def record_run(conn: Connection, run: RunRecord) -> None:
     conn.execute(RECORD_RUN, run_params(run))
+
+
+def recent_runs(conn: Connection, agent_id: str, limit: int) -> list[RecentRun]:
+    """The agent's latest runs, newest first (index on agent_id, finished_at)."""
+    r = summary_runs.c
+    stmt = (
+        select(r.outcome, r.path, r.finished_at)
+        .where(r.agent_id == agent_id)
+        .order_by(r.finished_at.desc(), r.id.desc())
+        .limit(limit)
+    )
+    return [RecentRun(row.outcome, row.path, row.finished_at) for row in conn.execute(stmt)]
 
 
 def agents_due_for_aging(conn: Connection, today: date, limit: int, after: str = "") -> list[str]:

@@ -32,6 +32,8 @@ def write_alerts(conn: Connection, commit: UpdateCommit) -> bool:
     resolution of the agent's open repeated-failure alert; whether one was resolved."""
     if commit.alert is not None:
         alerts.insert_alert(conn, commit.alert, commit.now)
+    if commit.resolve_kind is not None:
+        alerts.resolve(conn, kind=commit.resolve_kind, agent_id=commit.claim.agent_id, now=commit.now)
     if not commit.claim.alert_open:
         return False
     kind, agent_id = SUMMARY_UPDATES_FAILING, commit.claim.agent_id

@@ -135,7 +135,7 @@ def test_an_answer_obeying_the_injection_is_rejected(
         engine(llm, cap).update(summary, "a", new, NOW)
     request = llm.requests[0]
     assert request.context.path is path
-    assert INJECTION in request.user
+    assert INJECTION in request.user_text
     assert 0.31 <= request.context.current_tokens / cap <= 0.43
 
 

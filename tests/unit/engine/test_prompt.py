@@ -27,7 +27,7 @@ def prompt_for(*exchanges: object, path: UpdatePath = UpdatePath.APPEND, clip_ch
         max_tokens=10_000,
         clip_chars=clip_chars,
         max_item_chars=300,
-    ).user
+    ).user_text
 
 
 def test_system_prompt_carries_the_seed_priorities_and_the_data_rule() -> None:

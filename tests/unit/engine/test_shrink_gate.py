@@ -227,4 +227,4 @@ def test_the_prompt_states_how_far_merging_may_go(path: UpdatePath) -> None:
     llm = FakeLLM([{"add": [add_op([x.id for x in new], "Carried on.", "medium")]}])
     engine(llm, cap).update(summary, "a", new, NOW)
     floor = EngineConfig(max_tokens=cap).budget.floor_tokens
-    assert f"must not bring the summary under about {floor} tokens" in llm.requests[0].user
+    assert f"must not bring the summary under about {floor} tokens" in llm.requests[0].user_text
