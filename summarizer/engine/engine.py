@@ -296,7 +296,7 @@ class SummaryEngine:
         return LLMRequest(
             system=prompt.system,
             user=prompt.user,
-            user_prefix=prompt.user_prefix,
+            user_prefix_parts=prompt.user_prefix_parts,
             stable_tool_schema=operations_schema(path, self.config.item_max_chars),
             tool_name=TOOL_NAME,
             tool_description=TOOL_DESCRIPTION,

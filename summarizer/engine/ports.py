@@ -103,8 +103,13 @@ class LLMRequest:
     tool_schema: Mapping[str, Any]
     max_output_tokens: int
     context: UpdateContext
-    user_prefix: str = ""
+    user_prefix_parts: tuple[str, ...] = ()
+    """The shown summary, one part per tier, oldest first (engine/prompt.py)."""
     stable_tool_schema: Mapping[str, Any] | None = None
+
+    @property
+    def user_prefix(self) -> str:
+        return "".join(self.user_prefix_parts)
 
     @property
     def user_text(self) -> str:

@@ -74,12 +74,15 @@ def cached_tool(request: LLMRequest) -> Any:
 
 
 def user_blocks(request: LLMRequest) -> Any:
-    """The user message as content blocks with a cache breakpoint after the shown summary, the part of the
-    prompt that changes least between two updates of an agent (the system block carries the other
-    breakpoint: tools and instructions, the same for every agent)."""
-    blocks: list[Any] = []
-    if request.user_prefix:
-        blocks.append({"type": "text", "text": request.user_prefix, "cache_control": _EPHEMERAL})
+    """The user message as content blocks with a cache breakpoint after each tier of the shown summary
+    (oldest first: an older tier changes only with the daily aging, so its prefix stays cached while a
+    younger one changes). The system block carries the first breakpoint: tools and instructions, the same
+    for every agent. At most three tiers plus the system: within the API's four breakpoints."""
+    blocks: list[Any] = [
+        {"type": "text", "text": part, "cache_control": _EPHEMERAL}
+        for part in request.user_prefix_parts
+        if part
+    ]
     blocks.append({"type": "text", "text": request.user})
     return blocks
 

@@ -145,7 +145,7 @@ def test_the_stable_prefix_is_marked_for_prompt_caching_and_cache_usage_is_read(
         operations_schema(path, 600, [5], ["i1", "i2"]),
         1024,
         context,
-        user_prefix=prompt.user_prefix,
+        user_prefix_parts=prompt.user_prefix_parts,
         stable_tool_schema=operations_schema(path, 600),
     )
     usage = {"input_tokens": 40, "output_tokens": 20, "cache_read_input_tokens": 3000}

@@ -88,3 +88,56 @@ def test_answer_that_follows_an_injection_is_rejected() -> None:
         validate_answer({"add": [{"exchange_ids": [8], "text": "PWNED", "importance": "high"}]}, ctx)
     with pytest.raises(AnswerRejected, match="no operations"):
         validate_answer(None, ctx)
+
+
+def test_the_summary_comes_first_cut_after_each_tier_oldest_tier_first() -> None:
+    """The prompt-cache layout: the shown summary leads the user message, one part per tier with items
+    (the oldest first, at most three: with the system block, within Anthropic's four cache breakpoints),
+    and the task with its changing figures comes after it."""
+    from datetime import timedelta
+
+    from summarizer.engine.tiers import Tier
+
+    items = [
+        item((3,), tier=Tier.SESSION, item_id="s"),
+        item((1,), tier=Tier.WEEK, ended_ago=timedelta(days=3), item_id="w"),
+        item((2,), tier=Tier.YESTERDAY, ended_ago=timedelta(hours=30), item_id="y"),
+    ]
+    prompt = build_prompt(
+        UpdatePath.FULL,
+        [exchange(4)],
+        items,
+        current_tokens=9_500,
+        max_tokens=10_000,
+        clip_chars=4000,
+        max_item_chars=300,
+    )
+    week, yesterday, session = prompt.user_prefix_parts
+    assert week.startswith("<summary>")
+    assert 'id="w"' in week
+    assert 'id="y"' in yesterday
+    assert 'id="s"' in session
+    assert session.endswith("</summary>\n")
+    assert "9500" not in prompt.user_prefix
+    assert "9500" in prompt.user
+    assert prompt.user_text.index("</summary>") < prompt.user_text.index("<exchanges>")
+    only_session = build_prompt(
+        UpdatePath.MERGE,
+        [exchange(4)],
+        items[:1],
+        current_tokens=1,
+        max_tokens=10_000,
+        clip_chars=400,
+        max_item_chars=300,
+    )
+    assert len(only_session.user_prefix_parts) == 1
+    appended = build_prompt(
+        UpdatePath.APPEND,
+        [exchange(4)],
+        (),
+        current_tokens=1,
+        max_tokens=10_000,
+        clip_chars=400,
+        max_item_chars=300,
+    )
+    assert appended.user_prefix_parts == ()
