@@ -11,13 +11,20 @@ from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import history_json, history_text, message_json
 
-FORMATS = ("canonical", "openai", "anthropic", "responses", "sharegpt", "claude-code")
+FORMATS = ("auto", "canonical", "openai", "anthropic", "responses", "sharegpt", "claude-code")
 
 
 @click.command()
 @click.argument("source", type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("--agent", "agent_id", type=AGENT_ID, help="Agent id for lines that name none.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="canonical", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="auto",
+    show_default=True,
+    help="auto: detected from the content (the report says which).",
+)
 @click.option(
     "--strict-time",
     is_flag=True,
@@ -33,7 +40,9 @@ FORMATS = ("canonical", "openai", "anthropic", "responses", "sharegpt", "claude-
 def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidechains: str) -> None:
     """Record messages from a JSON Lines FILE (or - for stdin), all or nothing.
 
-    The first bad line stops the run with FILE:LINE: reason and exit status 2; nothing is stored.
+    The first bad line stops the run with FILE:LINE: reason and exit status 2; nothing is stored. An
+    unterminated last line that is not JSON yet (a log still being written) is skipped and counted. A run
+    that finds no message at all says so and exits 1.
     """
     from summarizer.ingest import ReadNotes, ReadOptions, Sidechains
     from summarizer.ingest.reader import read_records
@@ -48,6 +57,18 @@ def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidec
         if notes.clamped_times
         else ""
     )
+    if notes.detected:
+        click.echo(f"format: {notes.detected}")
+    if notes.partial_lines:
+        click.echo("skipped an unterminated last line that is not JSON yet (a log still being written)")
+    if not parsed:
+        hint = (
+            " (sub-agent events are skipped: --sidechains agent keeps them)"
+            if fmt == "claude-code" or notes.detected.startswith("claude-code")
+            else ""
+        )
+        click.echo(f"error: no message found in {source}{hint}; nothing stored", err=True)
+        raise SystemExit(1)
     click.echo(
         f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
         f"evicted {report.evicted_exchanges} exchange(s); agents: {len(report.agents)}; "

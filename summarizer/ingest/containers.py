@@ -29,8 +29,16 @@ class Item:
 def iter_jsonl(reader: LineReader, limit: int) -> Iterator[Item]:
     """One object per non-blank line, each checked against the size limit before it is decoded."""
     while (line := reader.read_line(limit)) is not None:
-        if not line.blank:
-            yield _line_item(reader, line, limit)
+        if line.blank:
+            continue
+        try:
+            item = _line_item(reader, line, limit)
+        except InvalidMessage:
+            if reader.unterminated and line.text is not None:  # a log still being written: wait for it
+                reader.partial_lines += 1
+                return
+            raise
+        yield item
 
 
 @dataclass(frozen=True, slots=True)

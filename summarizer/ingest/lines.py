@@ -40,6 +40,10 @@ class LineReader:
         self._stream = stream
         self.label = label
         self._number = 0
+        self.unterminated = False
+        """The last line read had no line break: the end of an input that may still be being written."""
+        self.partial_lines = 0
+        """Unterminated last lines that were not JSON yet (a log still being written), skipped."""
 
     def where(self, number: int) -> str:
         return f"{self.label}:{number}"
@@ -49,6 +53,7 @@ class LineReader:
         chunk = self._stream.readline(-1 if limit is None else limit + 2)
         if not chunk:
             return None
+        self.unterminated = not chunk.endswith(b"\n")
         self._number += 1
         if limit is not None and len(chunk) == limit + 2 and not chunk.endswith(b"\n"):
             return Line(self._number, self._measure_rest(chunk), None)

@@ -6,19 +6,21 @@ Parsing is all-or-nothing. `read_records` returns nothing until the whole input 
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.claude_code import ClaudeCodeOptions, Sidechains, parse_claude_code_event
 from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
+from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.openai_format import parse_openai
 from summarizer.ingest.problems import Problem
@@ -31,6 +33,8 @@ STDIN = "-"
 
 
 class InputFormat(StrEnum):
+    AUTO = "auto"
+    """Detected from the content (ingest/detect.py)."""
     CANONICAL = "canonical"
     OPENAI = "openai"
     ANTHROPIC = "anthropic"
@@ -117,18 +121,46 @@ def iter_stream_records(
 ) -> Iterator[IngestRecord]:
     """Records from an open binary stream; `label` names it in errors ("FILE:LINE")."""
     input_format = parse_format(fmt)
-    records = _parsed(stream, label, input_format, default_agent, max_message_bytes, options)
+    notes = notes if notes is not None else ReadNotes()
+    if input_format is InputFormat.AUTO:
+        head = stream.read(HEAD_BYTES)
+        try:
+            found = detect(head, label)
+        except UndetectedFormat as exc:
+            raise InvalidMessage(str(exc)) from None
+        input_format = InputFormat(found.format)
+        notes.detected = f"{found.format} ({found.reason})"
+        stream = cast(BinaryIO, _Rewound(head, stream))
+    reader = LineReader(stream, label)
+    records = _parsed(reader, input_format, default_agent, max_message_bytes, options)
     yield from sequence(
         records,
-        notes if notes is not None else ReadNotes(),
+        notes,
         strict_time=options.strict_time,
         derive_ids=options.derive_ids,
     )
+    notes.partial_lines += reader.partial_lines
+
+
+class _Rewound:
+    """`head` (already read for detection), then the rest of the stream: what LineReader reads."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head = io.BytesIO(head)
+        self._rest = rest
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = self._head.readline(limit)
+        if line.endswith(b"\n") or (limit >= 0 and len(line) >= limit):
+            return line
+        return line + self._rest.readline(-1 if limit < 0 else limit - len(line))
+
+    def read(self, size: int = -1) -> bytes:
+        return self._head.read() + self._rest.read()
 
 
 def _parsed(
-    stream: BinaryIO,
-    label: str,
+    reader: LineReader,
     input_format: InputFormat,
     default_agent: str | None,
     max_message_bytes: int,
@@ -138,7 +170,6 @@ def _parsed(
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
     if default_agent is not None and not default_agent.strip():
         raise InvalidMessage("the default agent (--agent) must not be empty")
-    reader = LineReader(stream, label)
     if input_format is InputFormat.CANONICAL:
         for item in iter_jsonl(reader, max_message_bytes):
             yield _parse_item(item, input_format, default_agent)[0]

@@ -31,6 +31,10 @@ class ReadNotes:
 
     clamped_times: int = 0
     derived_ids: int = 0
+    partial_lines: int = 0
+    """An unterminated last line that is not JSON yet (the log is still being written): skipped."""
+    detected: str = ""
+    """The format `auto` detected, and why."""
 
 
 @dataclass(slots=True)
@@ -110,12 +114,22 @@ def _identified(stream: _AgentStream, message: NewMessage, notes: ReadNotes, der
 def _check_call_id(
     stream: _AgentStream, kind: Kind, call_id: str | None, starts_exchange: bool, where: str | None
 ) -> None:
+    """A call id may not be used again while its call waits for a result; once answered, the same id is a
+    new call (tau-bench trajectories and SWE-agent replays reuse ids this way)."""
     if starts_exchange:
         stream.calls.clear()
-    if kind is not Kind.TOOL_CALL or call_id is None:
+    if call_id is None:
+        return
+    if kind is Kind.TOOL_RESULT:
+        stream.calls.discard(call_id)
+        return
+    if kind is not Kind.TOOL_CALL:
         return
     if call_id in stream.calls:
-        raise InvalidMessage(f"tool call id {call_id!r} is used twice in one exchange", where)
+        raise InvalidMessage(
+            f"tool call id {call_id!r} is used twice in one exchange before the first call was answered",
+            where,
+        )
     stream.calls.add(call_id)
 
 

@@ -92,7 +92,24 @@ def test_claude_code_repeated_tool_id_across_split_events_is_an_error() -> None:
         _event("user", "go", "u"), _event("assistant", [call], "a1"), _event("assistant", [call], "a2")
     )
     problem = failure(lines, "claude-code", agent=None)
-    assert str(problem) == "chat.jsonl:3: tool call id 't1' is used twice in one exchange"
+    assert str(problem) == (
+        "chat.jsonl:3: tool call id 't1' is used twice in one exchange before the first call was answered"
+    )
+
+
+def test_a_call_id_used_again_after_its_result_is_a_new_call() -> None:
+    """tau-bench GPT-4o trajectories and SWE-agent replays reuse an id once its call was answered."""
+    call = {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "A"}
+    lines = jsonl(
+        _event("user", "go", "u"),
+        _event("assistant", [call], "a1"),
+        _event("user", [result], "r1"),
+        _event("assistant", [call], "a2"),
+        _event("user", [{**result, "content": "B"}], "r2"),
+    )
+    records = parse(lines, "claude-code", agent="cc")
+    assert [r.message.host_id for r in records] == ["u", "a1", "r1", "a2", "r2"]
 
 
 def test_claude_code_event_without_session_or_agent_is_refused() -> None:

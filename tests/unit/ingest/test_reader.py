@@ -18,12 +18,14 @@ LIMIT = 1_048_576
 def test_parse_format_accepts_each_format_name() -> None:
     assert [
         parse_format(name)
-        for name in ("canonical", "OpenAI", "anthropic", "responses", "ShareGPT", "claude-code")
+        for name in ("auto", "canonical", "OpenAI", "anthropic", "responses", "ShareGPT", "claude-code")
     ] == list(InputFormat)
 
 
 def test_unknown_format_lists_the_known_ones() -> None:
-    with pytest.raises(UnknownFormat, match=r"unknown input format 'claude' \(expected one of: canonical"):
+    with pytest.raises(
+        UnknownFormat, match=r"unknown input format 'claude' \(expected one of: auto, canonical"
+    ):
         parse_format("claude")
 
 

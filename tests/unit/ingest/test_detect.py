@@ -1,0 +1,79 @@
+"""`--format auto`: each real fixture (sources in their READMEs) is detected as its format; what no format
+matches is refused with the formats tried and the nearest miss; a log still being written (an unterminated
+last line) is read up to its last complete line."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.ingest import ReadNotes
+from summarizer.ingest.detect import UndetectedFormat, detect
+from summarizer.ingest.reader import iter_stream_records, read_records
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+REAL = {
+    "claude_code/compact_after_rewind.jsonl": "claude-code",
+    "claude_code/sidechain_integrated.jsonl": "claude-code",
+    "sharegpt/glaive_toolcall_en_demo.json": "sharegpt",
+    "tau_bench_airline.jsonl": "canonical",
+    "responses/reasoning_response.json": "responses",
+    "responses/weather_function_call.jsonl": "responses",
+}
+
+
+@pytest.mark.parametrize(("name", "expected"), sorted(REAL.items()))
+def test_each_real_fixture_is_detected_as_its_format(name: str, expected: str) -> None:
+    path = FIXTURES / name
+    assert detect(path.read_bytes()[: 1 << 20], name).format == expected
+    notes = ReadNotes()
+    auto = read_records(path, "auto", "agent", 1_000_000, notes=notes)
+    explicit = read_records(path, expected, "agent", 1_000_000)
+    assert notes.detected.startswith(expected)
+    assert [(r.agent_id, r.message) for r in auto] == [(r.agent_id, r.message) for r in explicit]
+    assert auto
+
+
+@pytest.mark.parametrize(
+    ("head", "says"),
+    [
+        (
+            b'{"timestamp":"2025-09-01T10:00:00Z","type":"session_meta","payload":{"id":"x"}}\n',
+            "Codex CLI rollout",
+        ),
+        (b'{"foo": 1, "bar": 2}\n', "keys bar, foo"),
+        (b"not json at all\n", "neither JSON nor JSON Lines"),
+        (b"", "empty"),
+        (b"[1, 2, 3]", "not chat messages"),
+    ],
+)
+def test_what_no_format_matches_is_refused_with_the_formats_tried(head: bytes, says: str) -> None:
+    with pytest.raises(UndetectedFormat) as info:
+        detect(head, "log.jsonl")
+    assert says in str(info.value)
+    assert str(info.value).startswith("log.jsonl: ")
+    with pytest.raises(InvalidMessage) as failed:
+        list(iter_stream_records(io.BytesIO(head), "log.jsonl", "auto", "a", 1_000_000))
+    assert says in str(failed.value)
+
+
+def test_an_unterminated_last_line_is_a_log_still_being_written() -> None:
+    lines = (FIXTURES / "claude_code/compact_after_rewind.jsonl").read_bytes().splitlines(keepends=True)
+    whole = read_records(FIXTURES / "claude_code/compact_after_rewind.jsonl", "claude-code", None, 1_000_000)
+    cut = b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2].rstrip(b"\n")
+    notes = ReadNotes()
+    records = list(iter_stream_records(io.BytesIO(cut), "live.jsonl", "auto", None, 1_000_000, notes=notes))
+    assert notes.partial_lines == 1
+    assert len(records) <= len(whole)
+
+    def shown(rs: list) -> list:  # type: ignore[type-arg]
+        return [(r.agent_id, r.message.kind, r.message.content, r.message.created_at) for r in rs]
+
+    assert shown(records) == shown(whole[: len(records)])
+    broken_inside = b'{"kind": "user", "content": "a"}\n{"kind": \n{"kind": "user", "content": "b"}\n'
+    with pytest.raises(InvalidMessage) as info:
+        list(iter_stream_records(io.BytesIO(broken_inside), "bad.jsonl", "auto", "a", 1_000_000))
+    assert "bad.jsonl:2" in str(info.value)  # a broken line that is not the last stays an error
