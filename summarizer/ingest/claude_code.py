@@ -3,8 +3,8 @@
 Each line is an event. `user` and `assistant` events carry one Anthropic Messages API message (an assistant
 reply is often split over several events that share its `msg_` id, one content block each); every other
 event type (summaries, snapshots, queue operations, progress) is bookkeeping and is skipped, as are
-`isMeta` lines (text the tool injects, not the user's). A compaction boundary, `/compact` and `/clear` are
-stored as `clear`; other slash commands as `command`. Sidechain events (a sub-agent's conversation) are
+`isMeta` lines (text the tool injects, not the user's). A compaction boundary and `/clear` are stored as
+`clear`; other slash commands (`/compact` included: its boundary already cleared) as `command`. Sidechain events (a sub-agent's conversation) are
 skipped, or kept as a separate agent `AGENT/sidechain-<agentId>`. The event `uuid` is the message id, so
 importing a session file again, or after it has grown, stores only what is new.
 """
@@ -25,7 +25,9 @@ from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
 MESSAGE_EVENTS = frozenset({"user", "assistant"})
-CLEARING_COMMANDS = frozenset({"/clear", "/compact"})
+CLEARING_COMMANDS = frozenset({"/clear"})
+"""`/compact` is not one of them: its compaction boundary event clears, and the command lines Claude Code
+writes after the compaction summary would otherwise evict that summary."""
 _COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
 _COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
 

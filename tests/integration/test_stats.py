@@ -34,6 +34,8 @@ def run(
         path=path if outcome == "ok" else None,
         llm_input_tokens=llm[0],
         llm_output_tokens=llm[1],
+        llm_cache_read_tokens=llm[0] // 2,
+        llm_cache_write_tokens=llm[0] // 10,
         summary_tokens=tokens,
         truncated=truncated,
         error=None if outcome == "ok" else "LLMTransientError: overloaded",
@@ -86,6 +88,7 @@ def test_figures_over_the_window_and_the_queue(db: Database) -> None:
     assert stats.avg_summary_tokens == 7_875.25
     assert stats.largest_summary_tokens == 9_000
     assert (stats.llm_input_tokens, stats.llm_output_tokens) == (1_500, 200)
+    assert (stats.llm_cache_read_tokens, stats.llm_cache_write_tokens) == (750, 150)  # parts of the input
     assert stats.truncations == 1
     assert stats.paths == {"append": 2, "merge": 1, "full": 1}
     assert (stats.updates_queued, stats.queue_depth) == (2, 4)
@@ -104,6 +107,7 @@ def test_figures_over_the_window_and_the_queue(db: Database) -> None:
     }
     assert doc["queue"] == {"pending": 2, "running": 1, "failed": 1, "idle": 3}
     assert doc["summary_max_tokens"] == 10_000
+    assert (doc["llm_cache_read_tokens"], doc["llm_cache_write_tokens"]) == (750, 150)
     assert doc["window"]["seconds"] == 86_400
 
 

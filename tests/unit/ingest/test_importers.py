@@ -60,15 +60,20 @@ def test_claude_code_meta_lines_bookkeeping_and_hooks_are_skipped() -> None:
     )
 
 
-def test_claude_code_clear_and_compact_commands_become_clear_and_others_command() -> None:
+def test_claude_code_clear_and_the_compaction_boundary_clear_and_commands_do_not() -> None:
+    """A manual `/compact` writes its boundary (a clear), the compaction summary, then the command's lines:
+    those are a `command`, so the summary the compaction left stays in the window."""
     lines = jsonl(
         _event("user", "<command-name>/clear</command-name>\n<command-message>clear</command-message>", "c1"),
-        _event("user", "/compact", "c2"),
-        _event("user", "<command-name>/model</command-name>", "c3"),
         {"type": "system", "subtype": "compact_boundary", "uuid": "b", "sessionId": "s", "content": "x"},
+        _event("user", "This session is being continued from a previous conversation. Summary: ...", "sum"),
+        _event(
+            "user", "<command-name>/compact</command-name>\n<command-message>compact</command-message>", "c2"
+        ),
+        _event("user", "<command-name>/model</command-name>", "c3"),
     )
     kinds = [r.message.kind for r in parse(lines, "claude-code", agent=None)]
-    assert kinds == [Kind.CLEAR, Kind.CLEAR, Kind.COMMAND, Kind.CLEAR]
+    assert kinds == [Kind.CLEAR, Kind.CLEAR, Kind.USER, Kind.COMMAND, Kind.COMMAND]
 
 
 def test_claude_code_split_assistant_events_keep_their_own_ids_and_parallel_calls_pair() -> None:
