@@ -89,6 +89,15 @@ def check_forgetting(
             f"dropping {len(dropped)} existing item(s) is not needed: without the drops the summary would "
             f"be {without_drops} tokens, within the target of {budget.target_tokens}"
         )
+    if len(dropped) > 1:
+        smallest = min(dropped, key=lambda item: count([item]))
+        with_smallest = count([*after, smallest])
+        if with_smallest <= budget.target_tokens:
+            raise AnswerRejected(
+                f"dropping {len(dropped)} existing item(s) forgets more than the target needs: keeping "
+                f"{smallest.id!r} the summary would be {with_smallest} tokens, within the target of "
+                f"{budget.target_tokens}"
+            )
     _check_high_last(dropped, after, added_ids)
 
 

@@ -286,3 +286,18 @@ def test_merges_keep_the_union_of_their_sources_exchanges() -> None:
     merged = next(i for i in outcome.summary.items if i.text.startswith("Items one to three"))
     assert merged.exchange_ids == (1, 2, 3)
     assert outcome.forgotten == ()
+
+
+def test_full_path_refuses_drops_beyond_what_the_target_needs() -> None:
+    """Over its target, the summary may lose what brings it back to the target, not more: an answer that
+    would still be within the target with one of its dropped items kept is refused."""
+    summary, cap = _full_setup((Importance.LOW,) * 10)
+    too_many = {
+        "add": [add_op([11], "Carried on.")],
+        "drop": [{"item_ids": ["x1", "x2", "x3", "x4"], "reason": "old"}],
+    }
+    with pytest.raises(AnswerRejected, match="more than the target needs"):
+        engine(FakeLLM([too_many]), cap).update(summary, "a", [exchange(11)], NOW)
+    enough = {**too_many, "drop": [{"item_ids": ["x1", "x2"], "reason": "old"}]}
+    outcome = engine(FakeLLM([enough]), cap).update(summary, "a", [exchange(11)], NOW)
+    assert {r.item_id for r in outcome.forgotten} == {"x1", "x2"}
