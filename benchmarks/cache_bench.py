@@ -28,29 +28,20 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import accumulate
 from pathlib import Path
 
 import structlog
 
-from benchmarks.retention_bench import WINDOW_TOKENS, Clock, hours
-from benchmarks.retention_data import AGENT, CONVERSATION
-from summarizer.api import Summarizer
+from benchmarks.retention_bench import WINDOW_TOKENS, Clock, Replay, conversation
 from summarizer.composition import (
     build_database,
-    build_sql_store,
-    build_token_counter,
-    build_worker_config,
-    render_summary,
 )
 from summarizer.composition.llm import build_engine
 from summarizer.domain.tokens import estimate_from_bytes
 from summarizer.engine.ports import LLMAnswer, LLMRequest
-from summarizer.ingest.reader import read_records
 from summarizer.llm.offline import OfflineLLM
-from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.migrations import upgrade
 
 MIN_CACHEABLE = 1_024
@@ -99,11 +90,8 @@ class PricedLLM:
             }
         )
         blocks = [tool + request.system, *request.user_prefix_parts]
-        ends, total = [], 0
-        for block in blocks:
-            total += tokens(block)
-            ends.append(total)
-        whole = total + tokens(request.user)
+        ends = list(accumulate(tokens(block) for block in blocks))
+        whole = ends[-1] + tokens(request.user)
         now = self.clock.now
         keys = [hash(tuple(blocks[: i + 1])) for i in range(len(blocks))]
         hit = 0
@@ -142,46 +130,14 @@ def replay(days: int | None, fleet_warm: bool) -> Bill:
         )
         db = build_database(settings)
         upgrade(db)
-        records = [
-            (r.agent_id, r.message)
-            for r in read_records(CONVERSATION, "canonical", None, settings.max_message_bytes)
-        ]
+        records = conversation(settings, days)
         first = records[0][1].created_at
         assert first is not None
-        if days is not None:
-            records = [
-                r for r in records if r[1].created_at and r[1].created_at < first + timedelta(days=days)
-            ]
         clock = Clock(first)
-        counter = build_token_counter(settings)
-        config = StoreConfig(
-            window_tokens=settings.window_tokens,
-            batch_size=settings.batch_size,
-            counter=counter,
-            provider=settings.token_provider,
-            model=settings.model,
-        )
-        host = Summarizer(
-            SqlConversationStore(ConversationStore(db, config, clock=clock)),
-            default_budget=settings.window_tokens,
-            render_summary=render_summary,
-            clock=clock,
-        )
         llm = PricedLLM(clock, fleet_warm)
-        engine = build_engine(settings, llm=llm, counter=counter)
-        service = UpdateService(build_sql_store(db), engine, build_worker_config(settings), clock=clock)
-        day = first.date()
-        for chunk in hours(records):
-            at = chunk[-1][1].created_at
-            assert at is not None
-            if at.date() != day:
-                service.age(clock.now)
-                day = at.date()
-            clock.now = at
-            host.record_many(chunk)
-            service.drain(AGENT)
-        clock.now += timedelta(minutes=30) + timedelta(seconds=settings.batch_max_wait)
-        service.drain(AGENT)
+        Replay.build(settings, db, clock, build_engine(settings, llm=llm)).run(
+            records, settings.batch_max_wait
+        )
         db.engine.dispose()
     return llm.bill
 

@@ -43,11 +43,13 @@ from summarizer.composition import (
 )
 from summarizer.composition.llm import build_engine
 from summarizer.domain.messages import NewMessage
+from summarizer.engine.engine import SummaryEngine
 from summarizer.ingest.reader import read_records
 from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.sql.conversation_store import SqlConversationStore
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import upgrade
 from summarizer.storage.sql.reading import load_summary
 
@@ -106,25 +108,29 @@ def hours(records: Sequence[tuple[str, NewMessage]]) -> list[list[tuple[str, New
     return [list(group) for _, group in groupby(records, key=hour)]
 
 
-def replay(choice: LLMChoice, days: int | None) -> Result:
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="retention-") as tmp:
-        settings = Settings(
-            data_dir=Path(tmp), database_url="", broker_url="", llm=choice, window_tokens=WINDOW_TOKENS
-        )
-        db = build_database(settings)
-        upgrade(db)
-        records = [
-            (r.agent_id, r.message)
-            for r in read_records(CONVERSATION, "canonical", None, settings.max_message_bytes)
-        ]
-        first = records[0][1].created_at
-        assert first is not None
-        if days is not None:
-            records = [
-                r for r in records if r[1].created_at and r[1].created_at < first + timedelta(days=days)
-            ]
-        clock = Clock(first)
+def conversation(settings: Settings, days: int | None) -> list[tuple[str, NewMessage]]:
+    """The bundled conversation's records, its first `days` days only when given."""
+    records = [
+        (r.agent_id, r.message)
+        for r in read_records(CONVERSATION, "canonical", None, settings.max_message_bytes)
+    ]
+    first = records[0][1].created_at
+    assert first is not None
+    if days is None:
+        return records
+    return [r for r in records if r[1].created_at and r[1].created_at < first + timedelta(days=days)]
+
+
+@dataclass(slots=True)
+class Replay:
+    """The host API and the update service over one database, on the replayed clock."""
+
+    clock: Clock
+    host: Summarizer
+    service: UpdateService
+
+    @classmethod
+    def build(cls, settings: Settings, db: Database, clock: Clock, engine: SummaryEngine) -> Replay:
         store = ConversationStore(
             db,
             StoreConfig(
@@ -142,23 +148,42 @@ def replay(choice: LLMChoice, days: int | None) -> Result:
             render_summary=render_summary,
             clock=clock,
         )
-        service = UpdateService(
-            build_sql_store(db), build_engine(settings), build_worker_config(settings), clock=clock
-        )
-        updates = 0
-        day = first.date()
+        service = UpdateService(build_sql_store(db), engine, build_worker_config(settings), clock=clock)
+        return cls(clock, host, service)
+
+    def run(self, records: Sequence[tuple[str, NewMessage]], batch_max_wait: float) -> int:
+        """Record an hour at a time, draining after each and aging at each day's end; then flush the last
+        batch past the wait. The number of updates."""
+        clock, updates = self.clock, 0
+        day = clock.now.date()
         for chunk in hours(records):
             at = chunk[-1][1].created_at
             assert at is not None
             if at.date() != day:
-                service.age(clock.now)
+                self.service.age(clock.now)
                 day = at.date()
             clock.now = at
-            host.record_many(chunk)
-            updates += service.drain(AGENT).runs
+            self.host.record_many(chunk)
+            updates += self.service.drain(AGENT).runs
         clock.now += timedelta(minutes=30)  # the last batch waits past SUMMARIZER_BATCH_MAX_WAIT
-        clock.now += timedelta(seconds=settings.batch_max_wait)
-        updates += service.drain(AGENT).runs
+        clock.now += timedelta(seconds=batch_max_wait)
+        return updates + self.service.drain(AGENT).runs
+
+
+def replay(choice: LLMChoice, days: int | None) -> Result:
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="retention-") as tmp:
+        settings = Settings(
+            data_dir=Path(tmp), database_url="", broker_url="", llm=choice, window_tokens=WINDOW_TOKENS
+        )
+        db = build_database(settings)
+        upgrade(db)
+        records = conversation(settings, days)
+        first = records[0][1].created_at
+        assert first is not None
+        run = Replay.build(settings, db, Clock(first), build_engine(settings))
+        updates = run.run(records, settings.batch_max_wait)
+        clock, host = run.clock, run.host
         end = clock.now
         with db.read() as conn:
             record = load_summary(conn, AGENT)

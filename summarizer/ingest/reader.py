@@ -155,7 +155,8 @@ class _Rewound:
             return line
         return line + self._rest.readline(-1 if limit < 0 else limit - len(line))
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self) -> bytes:
+        """Everything left (LineReader.read_rest reads the rest whole)."""
         return self._head.read() + self._rest.read()
 
 

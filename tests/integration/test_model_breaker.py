@@ -6,6 +6,7 @@ the local fake of the Chat Completions API, on both databases."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,6 @@ def test_a_model_that_keeps_failing_an_agent_is_routed_around_with_one_alert(
 
 
 def _run(path: str | None, minutes: int, outcome: str = "ok") -> RecentRun:
-    from datetime import timedelta
-
     return RecentRun(outcome, path, T0 + timedelta(minutes=minutes))
 
 
@@ -115,6 +114,6 @@ def test_the_routing_decision_reads_the_streak_of_degraded_updates() -> None:
     routed = [_run("offline-routed", 12), *fell_back]
     until = routing.routed_until(routed)
     assert until is not None
-    assert until == fell_back[0].finished_at + __import__("datetime").timedelta(minutes=10)
+    assert until == fell_back[0].finished_at + timedelta(minutes=10)
     assert routing.was_open(routed)
     assert not routing.was_open([_run("append", 20), *routed])
