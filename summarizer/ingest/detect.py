@@ -75,7 +75,7 @@ def _first_value(head: bytes) -> tuple[Any, str]:
                     later = json.loads(line)
                 except json.JSONDecodeError:
                     break
-                if isinstance(later, Mapping) and later.get("type") in _RESPONSES_ITEM_TYPES:
+                if isinstance(later, Mapping) and str(later.get("type")) in _RESPONSES_ITEM_TYPES:
                     return later, "JSON Lines"
         return first, "JSON Lines"
     if stripped[0] in "[{" and len(head) >= HEAD_BYTES:  # a document larger than the head: its opening
@@ -126,7 +126,7 @@ def _match_object(obj: Mapping[str, Any]) -> Detected | str:
         return Detected("canonical", "canonical messages (kind and content)")
     if "conversations" in obj:
         return Detected("sharegpt", "ShareGPT conversations")
-    if kind in _RESPONSES_ITEM_TYPES or (kind == "message" and "role" in obj):
+    if str(kind) in _RESPONSES_ITEM_TYPES or (kind == "message" and "role" in obj):
         return Detected("responses", f"OpenAI Responses items (type {kind!r})")
     if "input" in obj or "output" in obj or "instructions" in obj:
         return Detected("responses", "an OpenAI Responses object (input/output)")
