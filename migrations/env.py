@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from summarizer.storage.sql.schema import metadata
+from summarizer.storage.sql.schema import compared, metadata
 
 
 def _url() -> str:
@@ -40,6 +40,7 @@ def _run(connection: object) -> None:
         target_metadata=metadata,
         render_as_batch=True,
         compare_type=True,
+        include_name=compared,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -18,8 +18,10 @@ from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.history import HistoryView
 from summarizer.domain.kinds import Kind, parse_kind
 from summarizer.domain.messages import NewMessage, StoredMessage
+from summarizer.domain.recall import RecallPage
 from summarizer.engine.model import Summary
-from summarizer.engine.render import NO_SUMMARY_YET, SUMMARY_UNAVAILABLE
+from summarizer.engine.render import NO_SUMMARY_YET, RECALL_POINTER, SUMMARY_UNAVAILABLE
+from summarizer.service.recall import Recall
 from summarizer.storage.port import ConversationStorePort, IngestReport
 
 log = structlog.get_logger(__name__)
@@ -50,6 +52,7 @@ class Summarizer:
         departed: Callable[[str], str] | None = None,
         on_queued: Callable[[Sequence[str]], None] | None = None,
         clock: Callable[[], datetime] = utcnow,
+        recall: Recall | None = None,
     ) -> None:
         self.store = store
         self._default_budget = default_budget
@@ -59,6 +62,7 @@ class Summarizer:
         self._render = render_summary
         self._on_queued = on_queued
         self._clock = clock
+        self._recall = recall
 
     def record_message(self, agent_id: str, kind: Kind | str, content: str, **fields: Any) -> IngestReport:
         """Record one message; `fields` are NewMessage fields (tool_call_id, name, input, created_at, ...)."""
@@ -126,17 +130,42 @@ class Summarizer:
         return self.store.load_summary(agent_id)
 
     def summary_text(self, agent_id: str, now: datetime | None = None) -> tuple[str, int | None]:
-        """The rendered summary and its version; a placeholder, never an exception, when it can't be read."""
+        """The rendered summary and its version; a placeholder, never an exception, when it can't be read.
+        With recall available, the summary ends with a line saying that older history can be recalled."""
         try:
             record = self.store.load_summary(agent_id)
             if record is None or not record.items:
                 # Never "nothing has left the window" when something has: say how many left and where.
                 text = self._departed(agent_id) if self._departed is not None else NO_SUMMARY_YET
                 return text, record.version if record else None
-            return self._render(record, now or self._clock()), record.version
+            text = self._render(record, now or self._clock())
+            if self._recall is not None:
+                text = f"{text.rstrip()}\n\n{RECALL_POINTER}\n"
+            return text, record.version
         except Exception as exc:
             log.warning("summary.read_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")
             return SUMMARY_UNAVAILABLE, None
+
+    def recall(
+        self,
+        agent_id: str,
+        query: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kinds: Sequence[str] = (),
+        limit: int = 5,
+        offset: int = 0,
+    ) -> RecallPage:
+        """The agent's stored exchanges (evicted or in the window) that best match `query`, best first, each
+        with where it stands (summarized in which item, dropped why, waiting, in the window) and snippets.
+        `UnknownAgent` for an unknown agent, `InvalidQuery` for a question with no searchable word."""
+        check_agent_id(agent_id)
+        if self._recall is None:
+            raise SummarizerError("recall is not available: this Summarizer was built without a recall store")
+        return self._recall.search(
+            agent_id, query, since=since, until=until, kinds=kinds, limit=limit, offset=offset
+        )
 
     def get_context(self, agent_id: str, now: datetime | None = None) -> Context:
         """What a host sends to its LLM: the summary, then the preamble and in-window messages."""

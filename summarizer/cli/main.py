@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "db": "summarizer.cli.commands_db:db",
     "ingest": "summarizer.cli.commands_conversation:ingest",
     "history": "summarizer.cli.commands_conversation:history",
+    "recall": "summarizer.cli.commands_recall:recall",
+    "mcp": "summarizer.cli.commands_mcp:mcp",
     "context": "summarizer.cli.commands_conversation:context",
     "agent": "summarizer.cli.commands_conversation:agent",
     "summary": "summarizer.cli.commands_summary:summary",

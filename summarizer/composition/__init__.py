@@ -162,7 +162,9 @@ def render_summary(summary: Summary, now: datetime) -> str:
 def build_summarizer(settings: Settings, db: Database | None = None) -> Summarizer:
     """The host facade. With a broker configured, each armed queue row also wakes a worker at once;
     embedded, the worker's own dispatcher picks the row up within SUMMARIZER_DISPATCH_INTERVAL."""
+    from summarizer.service.recall import Recall
     from summarizer.storage.sql.conversation_store import SqlConversationStore
+    from summarizer.storage.sql.recall import SqlRecallStore
 
     db = db or open_database(settings)
     return Summarizer(
@@ -172,6 +174,7 @@ def build_summarizer(settings: Settings, db: Database | None = None) -> Summariz
         summary_max_tokens=settings.summary_max_tokens,
         render_summary=render_summary,
         on_queued=build_wakeup(settings) if settings.broker_url else None,
+        recall=Recall(SqlRecallStore(db)),
     )
 
 

@@ -15,6 +15,10 @@ from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD, Tier, TimeLabel, tier_ru
 
 NO_SUMMARY_YET = "_No summary yet: nothing has left the context window._"
 SUMMARY_UNAVAILABLE = "[Summary temporarily unavailable]"
+RECALL_POINTER = (
+    "_Older history, and what this summary left out, is available via recall (search by question)._"
+)
+"""The line that ends the summary a host sends (outside the items' cap: a fixed 20 tokens or so)."""
 
 TIER_HEADERS: dict[Tier, str] = {tier: tier.heading for tier in TIERS_YOUNG_TO_OLD}
 SECTION_SEPARATOR = "\n\n"

@@ -24,6 +24,7 @@ from summarizer.http.operator_routes import router as operator_router
 from summarizer.http.page import mount_page
 from summarizer.http.problems import problem_response
 from summarizer.http.provenance_routes import router as provenance_router
+from summarizer.http.recall_routes import router as recall_router
 from summarizer.http.request_checks import BAD_REQUEST, RequestChecks
 from summarizer.http.schemas import Health
 from summarizer.http.wiring import ApiServices, services
@@ -86,6 +87,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     mount_docs(app)
     app.include_router(metrics_router, responses=refused)
     app.include_router(provenance_router, responses=refused)
+    app.include_router(recall_router, responses=refused)
 
     @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
     def healthz(request: Request) -> Any:

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.history import HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
+from summarizer.domain.recall import RecallFilter, TermHits
 from summarizer.domain.update_stats import UpdateStats
 from summarizer.engine.model import Summary
 from summarizer.storage.values import (
@@ -44,6 +45,7 @@ from summarizer.storage.values import (
     MetricFigures,
     ProvenanceFacts,
     QueueRow,
+    RecallDetails,
     RecentRun,
     Rescued,
     RunRecord,
@@ -80,6 +82,8 @@ __all__ = [
     "ProvenanceFacts",
     "ProvenanceStore",
     "QueueRow",
+    "RecallDetails",
+    "RecallStore",
     "RecentRun",
     "Rescued",
     "RunRecord",
@@ -290,6 +294,26 @@ class ConversationStorePort(Protocol):
 
     def ping(self) -> None:
         """Raise if the store cannot be reached (the health check)."""
+        ...
+
+
+# ----- recall: search over the whole stored history ---------------------------------------------------
+
+
+class RecallStore(Protocol):
+    """The full-text reads of `summarizer recall` (migration 0009's indexes; ranking is `domain/recall.py`)."""
+
+    def term_hits(
+        self, agent_id: str, terms: Sequence[str], filters: RecallFilter, cap: int
+    ) -> TermHits | None:
+        """Per word, the (exchange id, seq) of at most `cap` of the agent's matching messages that belong
+        to an exchange and pass `filters`; None for an unknown agent."""
+        ...
+
+    def recall_details(
+        self, agent_id: str, exchange_ids: Sequence[int], seqs: Sequence[int]
+    ) -> RecallDetails:
+        """The provenance facts, titles and times of `exchange_ids` and the messages `seqs`."""
         ...
 
 

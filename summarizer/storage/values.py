@@ -6,13 +6,14 @@ speaks to a store loads no database code; the SQL backends and the in-memory fak
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
 from summarizer.domain.breaker_state import BreakerState
 from summarizer.domain.errors import SummarizerError
-from summarizer.domain.messages import EvictedExchange
+from summarizer.domain.messages import EvictedExchange, StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.engine.provenance import Forgotten
 
@@ -307,3 +308,14 @@ class MetricFigures:
     """Successful updates' durations, in seconds."""
     summary_tokens: Histogram
     oldest_aged_on: date | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecallDetails:
+    """What a recall page shows of its exchanges: their provenance facts (the current summary, these
+    exchanges' states and drop rows), their titles and times, and the matching messages by seq."""
+
+    facts: ProvenanceFacts
+    exchanges: Mapping[int, tuple[str, datetime, datetime]]
+    """id -> (title, started_at, ended_at)."""
+    messages: Mapping[int, StoredMessage]

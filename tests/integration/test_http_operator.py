@@ -203,6 +203,7 @@ def test_the_openapi_document_lists_every_endpoint(client: TestClient) -> None:
         ("GET", "/v1/agents/{agent_id}/summary"),
         ("GET", "/v1/agents/{agent_id}/history"),
         ("GET", "/v1/agents/{agent_id}/provenance"),
+        ("GET", "/v1/agents/{agent_id}/recall"),
         ("GET", "/v1/agents/{agent_id}/exchanges/{exchange_id}"),
         ("GET", "/v1/queue"),
         ("POST", "/v1/agents/{agent_id}/requeue"),

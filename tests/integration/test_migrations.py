@@ -15,7 +15,7 @@ from sqlalchemy import inspect
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql import migrations
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import metadata
+from summarizer.storage.sql.schema import compared, metadata
 from tests.support.services import fresh_postgres_database
 
 
@@ -34,7 +34,7 @@ def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databas
 
 def schema_differences(db: Database) -> list[object]:
     with db.engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        context = MigrationContext.configure(conn, opts={"compare_type": True, "include_name": compared})
         return list(compare_metadata(context, metadata))
 
 

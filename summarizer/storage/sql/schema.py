@@ -224,3 +224,15 @@ exchange_drops = Table(
     Column("detail", Text, nullable=False),
     Column("dropped_at", UTCDateTime(), nullable=False),
 )
+
+# ----- full-text search (migration 0009): kept by each database's own engine, outside this metadata -----
+SEARCH_OBJECTS = frozenset({"search_document", "ix_messages_search", "message_search"})
+"""PostgreSQL's generated `messages.search_document` and its GIN index; SQLite's FTS5 `message_search`
+(whose shadow tables are named `message_search_*`)."""
+
+
+def compared(name: str | None, type_: str, parent_names: object) -> bool:
+    """Alembic's `include_name` hook: the schema comparison leaves the search objects out."""
+    if name is None:
+        return True
+    return name not in SEARCH_OBJECTS and not name.startswith("message_search_")

@@ -1,0 +1,324 @@
+"""Recall: ranking an agent's exchanges by the words of a question, and the values a search returns.
+
+The database finds, for each word of the question, the agent's messages that hold it (its own full-text
+engine: PostgreSQL `tsvector`, SQLite FTS5; both stem English words), reading at most `TERM_CAP` of them
+per word. Everything else is here and the same on every database:
+
+- the question's words: letters and digits, lower-cased, without common English words, at most
+  `MAX_TERMS` of them (`query_terms`);
+- the score of an exchange: the sum, over the question's words it holds, of the word's inverse document
+  frequency among the agent's messages (a word in a few messages counts much more than one in thousands),
+  raised a little for words the exchange holds in several messages; newer exchanges first on a tie;
+- the snippet: the stretch of the best matching message around its first matching word.
+
+Reading a bounded number of matches per word keeps a query's cost flat in the length of the agent's
+history: a word held by more than `TERM_CAP` messages is common enough that its weight is small, and only
+the first `TERM_CAP` of its matches count.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from summarizer.domain.alert_rules import parse_duration
+from summarizer.domain.errors import SummarizerError
+from summarizer.domain.kinds import Kind
+
+MAX_TERMS = 16
+TERM_CAP = 2000
+"""Matching messages read per word of the question."""
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 50
+SNIPPET_CHARS = 240
+
+_WORD = re.compile(r"[^\W_]+")
+
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+
+
+class InvalidQuery(SummarizerError, ValueError):
+    """A recall question that cannot be searched (empty, only common words, too long, bad filters)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecallFilter:
+    """Which messages a search looks at: a time range (start inclusive, end exclusive) and message kinds."""
+
+    since: datetime | None = None
+    until: datetime | None = None
+    kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TermHits:
+    """What the store found: the agent's stored message count, and per word the (exchange id, message seq)
+    of its matching messages, at most `TERM_CAP` each."""
+
+    messages: int
+    hits: Mapping[str, Sequence[tuple[int, int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    exchange_id: int
+    score: float
+    terms: tuple[str, ...]
+    seqs: tuple[int, ...]
+    """The exchange's matching messages, best first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    seq: int
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    exchange_id: int
+    score: float
+    started_at: datetime
+    ended_at: datetime
+    title: str
+    state: str
+    """Where the exchange stands: `in_window`, `waiting`, `summarized` or `dropped` (the provenance ledger)."""
+    matched: tuple[str, ...]
+    snippets: tuple[Snippet, ...]
+    item_id: str | None = None
+    version: int | None = None
+    reason: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecallPage:
+    agent_id: str
+    query: str
+    terms: tuple[str, ...]
+    total: int
+    """Matching exchanges found (a lower bound when `capped`)."""
+    capped: bool
+    """Some word matched more than `TERM_CAP` messages: only that many of them were read."""
+    offset: int
+    limit: int
+    hits: tuple[RecallHit, ...] = field(default_factory=tuple)
+
+
+def query_terms(text: str) -> tuple[str, ...]:
+    """The searchable words of a question, in order, without repeats; `InvalidQuery` when there are none."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidQuery(
+            f"the query is {len(text)} characters long; at most {MAX_QUERY_CHARS} are searched"
+        )
+    words: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word not in STOP_WORDS and word not in words and len(word) <= 100:
+            words.append(word)
+    if not words:
+        raise InvalidQuery(
+            "the query holds no searchable word (letters or digits that are not a common English word)"
+        )
+    return tuple(words[:MAX_TERMS])
+
+
+def check_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
+    names = {k.value for k in Kind}
+    unknown = [k for k in kinds if k not in names]
+    if unknown:
+        raise InvalidQuery(
+            f"unknown message kind {unknown[0]!r} (expected one of: {', '.join(sorted(names))})"
+        )
+    return tuple(dict.fromkeys(kinds))
+
+
+def rank(found: TermHits) -> list[Ranked]:
+    """Every exchange that holds a word of the question, best first."""
+    total = max(found.messages, 1)
+    per_exchange: dict[int, dict[str, list[int]]] = {}
+    weights: dict[str, float] = {}
+    for term, hits in found.hits.items():
+        n = len(hits)
+        if not n:
+            continue
+        weights[term] = math.log(1 + (total - n + 0.5) / (n + 0.5))
+        for exchange_id, seq in hits:
+            per_exchange.setdefault(exchange_id, {}).setdefault(term, []).append(seq)
+    ranked = []
+    for exchange_id, terms in per_exchange.items():
+        score = sum(weights[t] * (1 + 0.2 * math.log(len(seqs))) for t, seqs in terms.items())
+        by_message: dict[int, float] = {}
+        for term, seqs in terms.items():
+            for seq in seqs:
+                by_message[seq] = by_message.get(seq, 0.0) + weights[term]
+        best = sorted(by_message, key=lambda s: (-by_message[s], s))
+        ordered_terms = tuple(t for t in found.hits if t in terms)
+        ranked.append(Ranked(exchange_id, round(score, 4), ordered_terms, tuple(best)))
+    ranked.sort(key=lambda r: (-r.score, -r.exchange_id))
+    return ranked
+
+
+def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:
+    """The stretch of `text` (whitespace folded) around the first word that matches a term, with `…`
+    where it was cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    start = _first_match(flat, terms)
+    begin = max(0, min(start - width // 3, len(flat) - width))
+    piece = flat[begin : begin + width]
+    return ("…" if begin > 0 else "") + piece + ("…" if begin + width < len(flat) else "")
+
+
+def _first_match(flat: str, terms: Sequence[str]) -> int:
+    """Where the first word sharing a term's stem starts (a crude stem: all but the last two letters of a
+    long term), 0 when none does."""
+    stems = [t if len(t) <= 5 else t[: len(t) - 2] for t in terms]
+    for match in _WORD.finditer(flat.lower()):
+        if any(match.group().startswith(stem) for stem in stems):
+            return match.start()
+    return 0
+
+
+def parse_when(text: str, now: datetime, *, name: str = "time") -> datetime:
+    """A time filter: an ISO 8601 date or time (UTC when it names no zone), or a duration meaning that long
+    before `now` (`7d`, `36h`, `90m`)."""
+    value = text.strip()
+    try:
+        return now - timedelta(seconds=parse_duration(value))
+    except ValueError:
+        pass
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise InvalidQuery(
+            f"{name}: expected an ISO 8601 time (2026-11-02 or 2026-11-02T09:30:00Z) or a duration such as "
+            f"7d, got {text!r}"
+        ) from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)

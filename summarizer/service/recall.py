@@ -1,0 +1,123 @@
+"""Recall: the exchanges of an agent's whole stored history that best answer a question.
+
+The summary is lossy by design; every exchange it left out is still stored. A search ranks the agent's
+exchanges (evicted or in the window) by the question's words (`domain/recall.py`) and returns a page of
+them, each with where it stands in the provenance ledger (summarized in which item, dropped why, waiting,
+in the window) and a snippet of its best matching messages. Front ends: `summarizer recall`,
+`GET /v1/agents/{id}/recall`, `Summarizer.recall`, the MCP tool `recall` and the operator's page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from summarizer.domain.errors import UnknownAgent
+from summarizer.domain.messages import StoredMessage
+from summarizer.domain.recall import (
+    MAX_LIMIT,
+    TERM_CAP,
+    InvalidQuery,
+    Ranked,
+    RecallFilter,
+    RecallHit,
+    RecallPage,
+    Snippet,
+    check_kinds,
+    query_terms,
+    rank,
+    snippet,
+)
+from summarizer.service.ledger import LedgerEntry, ledger_entries
+from summarizer.storage.port import RecallDetails, RecallStore
+
+SNIPPETS_PER_HIT = 2
+MAX_OFFSET = 10_000
+
+
+class Recall:
+    def __init__(self, store: RecallStore, *, term_cap: int = TERM_CAP) -> None:
+        self.store = store
+        self._cap = term_cap
+
+    def search(
+        self,
+        agent_id: str,
+        query: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kinds: Sequence[str] = (),
+        limit: int = 5,
+        offset: int = 0,
+    ) -> RecallPage:
+        """One page of the agent's exchanges that match `query`, best first. `UnknownAgent` for an agent
+        never seen; `InvalidQuery` for a question with no searchable word or bad filters."""
+        terms = query_terms(query)
+        if not 1 <= limit <= MAX_LIMIT:
+            raise InvalidQuery(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise InvalidQuery(f"offset must be between 0 and {MAX_OFFSET}, got {offset}")
+        if since is not None and until is not None and since >= until:
+            raise InvalidQuery("the time range is empty: `since` must be before `until`")
+        filters = RecallFilter(since=since, until=until, kinds=check_kinds(kinds))
+        found = self.store.term_hits(agent_id, terms, filters, self._cap)
+        if found is None:
+            raise UnknownAgent(agent_id)
+        ranked = rank(found)
+        capped = any(len(hits) >= self._cap for hits in found.hits.values())
+        page = ranked[offset : offset + limit]
+        hits: tuple[RecallHit, ...] = ()
+        if page:
+            seqs = [seq for r in page for seq in r.seqs[:SNIPPETS_PER_HIT]]
+            shown = self.store.recall_details(agent_id, [r.exchange_id for r in page], seqs)
+            hits = tuple(_hit(r, shown, _ledger(shown)) for r in page if r.exchange_id in shown.exchanges)
+        return RecallPage(
+            agent_id=agent_id,
+            query=query,
+            terms=terms,
+            total=len(ranked),
+            capped=capped,
+            offset=offset,
+            limit=limit,
+            hits=hits,
+        )
+
+
+def _ledger(shown: RecallDetails) -> dict[int, LedgerEntry]:
+    return {entry.id: entry for entry in ledger_entries(shown.facts)}
+
+
+def _hit(ranked: Ranked, shown: RecallDetails, ledger: dict[int, LedgerEntry]) -> RecallHit:
+    title, started_at, ended_at = shown.exchanges[ranked.exchange_id]
+    entry = ledger.get(ranked.exchange_id)
+    snippets = tuple(
+        Snippet(seq, shown.messages[seq].kind.value, snippet(_searchable(shown.messages[seq]), ranked.terms))
+        for seq in ranked.seqs[:SNIPPETS_PER_HIT]
+        if seq in shown.messages
+    )
+    return RecallHit(
+        exchange_id=ranked.exchange_id,
+        score=ranked.score,
+        started_at=started_at,
+        ended_at=ended_at,
+        title=title,
+        state=entry.state if entry else "unknown",
+        matched=ranked.terms,
+        snippets=snippets,
+        item_id=entry.item_id if entry else None,
+        version=entry.version if entry else None,
+        reason=entry.reason if entry else None,
+        detail=entry.detail if entry else None,
+    )
+
+
+def _searchable(message: StoredMessage) -> str:
+    """The text a message is found by: its content, and a tool call's name and input."""
+    parts = [message.content]
+    if message.name:
+        parts.append(message.name)
+    if message.input is not None:
+        parts.append(json.dumps(message.input, ensure_ascii=False, sort_keys=True))
+    return " ".join(p for p in parts if p)

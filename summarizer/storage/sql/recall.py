@@ -1,0 +1,125 @@
+"""Recall's reads: each word's matching messages through the database's own full-text index, and what a
+page of results shows (migration 0009 made the indexes; `domain/recall.py` ranks)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, select, text
+
+from summarizer.domain.recall import RecallFilter, TermHits
+from summarizer.storage.sql.reading import load_summary, message_from_row
+from summarizer.storage.sql.schema import agents, exchange_drops, exchanges, messages
+from summarizer.storage.values import DropRecord, ProvenanceFacts, RecallDetails
+
+_PG_TERMS = """
+SELECT t.term, h.exchange_id, h.seq
+FROM unnest(CAST(:terms AS text[])) AS t(term)
+CROSS JOIN LATERAL (
+    SELECT m.exchange_id, m.seq FROM messages m
+    WHERE m.agent_id = :agent AND m.search_document @@ plainto_tsquery('english', t.term)
+      AND m.exchange_id IS NOT NULL{filters}
+    LIMIT :cap
+) AS h
+"""
+
+_SQLITE_TERM = """
+SELECT m.exchange_id, m.seq FROM message_search AS s
+JOIN messages AS m ON m.agent_id = s.agent_id AND m.seq = s.seq
+WHERE message_search MATCH :match AND s.agent_id = :agent AND m.exchange_id IS NOT NULL{filters}
+LIMIT :cap
+"""
+
+
+def message_count(conn: Connection, agent_id: str) -> int | None:
+    """The agent's stored messages (None for an unknown agent)."""
+    row = conn.execute(select(agents.c.next_message_seq).where(agents.c.id == agent_id)).first()
+    return None if row is None else max(int(row[0]) - 1, 0)
+
+
+def term_hits(
+    conn: Connection, agent_id: str, terms: Sequence[str], filters: RecallFilter, cap: int
+) -> TermHits | None:
+    count = message_count(conn, agent_id)
+    if count is None:
+        return None
+    params: dict[str, Any] = {"agent": agent_id, "cap": cap}
+    clauses = ""
+    if filters.since is not None:
+        clauses += " AND m.created_at >= :since"
+        params["since"] = filters.since
+    if filters.until is not None:
+        clauses += " AND m.created_at < :until"
+        params["until"] = filters.until
+    for n, kind in enumerate(filters.kinds):
+        params[f"kind{n}"] = kind
+    if filters.kinds:
+        clauses += " AND m.kind IN (" + ", ".join(f":kind{n}" for n in range(len(filters.kinds))) + ")"
+    hits: dict[str, list[tuple[int, int]]] = {t: [] for t in terms}
+    if conn.dialect.name == "postgresql":
+        rows = conn.execute(text(_PG_TERMS.format(filters=clauses)), {**params, "terms": list(terms)})
+        for term, exchange_id, seq in rows:
+            hits[term].append((exchange_id, seq))
+    else:
+        statement = text(_SQLITE_TERM.format(filters=clauses))
+        for term in terms:
+            found = conn.execute(statement, {**params, "match": f'document : "{term}"'})
+            hits[term] = [(exchange_id, seq) for exchange_id, seq in found]
+    return TermHits(messages=count, hits=hits)
+
+
+def details(
+    conn: Connection, agent_id: str, exchange_ids: Sequence[int], seqs: Sequence[int]
+) -> RecallDetails:
+    rows = conn.execute(
+        select(
+            exchanges.c.id,
+            exchanges.c.title,
+            exchanges.c.started_at,
+            exchanges.c.ended_at,
+            exchanges.c.evicted_at,
+            exchanges.c.summarized_in_version,
+        ).where(exchanges.c.agent_id == agent_id, exchanges.c.id.in_(list(exchange_ids)))
+    ).all()
+    drops = conn.execute(
+        select(exchange_drops)
+        .where(exchange_drops.c.agent_id == agent_id, exchange_drops.c.exchange_id.in_(list(exchange_ids)))
+        .order_by(exchange_drops.c.exchange_id, exchange_drops.c.version)
+    )
+    found = conn.execute(
+        select(messages).where(messages.c.agent_id == agent_id, messages.c.seq.in_(list(seqs)))
+    )
+    facts = ProvenanceFacts(
+        summary=load_summary(conn, agent_id),
+        exchanges=tuple(
+            sorted((r.id, r.evicted_at is not None, r.summarized_in_version, r.ended_at) for r in rows)
+        ),
+        drops=tuple(
+            DropRecord(r.exchange_id, r.version, r.reason, r.item_id, r.detail, r.dropped_at) for r in drops
+        ),
+    )
+    return RecallDetails(
+        facts=facts,
+        exchanges={r.id: (r.title, r.started_at, r.ended_at) for r in rows},
+        messages={m.seq: m for m in map(message_from_row, found)},
+    )
+
+
+class SqlRecallStore:
+    """`RecallStore` over a database: each call is one read transaction."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+
+    def term_hits(
+        self, agent_id: str, terms: Sequence[str], filters: RecallFilter, cap: int
+    ) -> TermHits | None:
+        with self.db.read() as conn:
+            return term_hits(conn, agent_id, terms, filters, cap)
+
+    def recall_details(
+        self, agent_id: str, exchange_ids: Sequence[int], seqs: Sequence[int]
+    ) -> RecallDetails:
+        with self.db.read() as conn:
+            return details(conn, agent_id, exchange_ids, seqs)
