@@ -5,12 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql import migrations
@@ -97,3 +98,41 @@ def test_a_database_behind_is_still_refused_by_alembics_own_check(tmp_path: Path
             migrations.ensure_schema(database, auto_upgrade=False)
     finally:
         database.dispose()
+
+
+def test_history_recorded_before_the_search_index_is_found_after_the_upgrade(empty_db: Database) -> None:
+    from summarizer.service.recall import Recall
+    from summarizer.storage.sql.recall import SqlRecallStore
+
+    migrations.upgrade(empty_db, "0008")
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    with empty_db.write() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO agents (id, created_at, preamble_tokens, window_tokens, next_message_seq,"
+                " last_exchange, window_start, current_complete, current_tool_calls, unsummarized)"
+                " VALUES ('old', :now, 0, 10, 3, 1, 1, true, '[]', 0)"
+            ),
+            {"now": now},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO exchanges (agent_id, id, first_seq, last_seq, message_count, tokens, title,"
+                " started_at, ended_at, completed) VALUES ('old', 1, 1, 2, 2, 10, 'old talk', :now, :now, true)"
+            ),
+            {"now": now},
+        )
+        for seq, kind, content in ((1, "user", "Which grace window?"), (2, "assistant", "Thirty seconds.")):
+            conn.execute(
+                text(
+                    "INSERT INTO messages (agent_id, seq, exchange_id, kind, content, continues_exchange,"
+                    " tokens, created_at, in_window) VALUES ('old', :seq, 1, :kind, :content, false, 5, :now, true)"
+                ),
+                {"seq": seq, "kind": kind, "content": content, "now": now},
+            )
+    migrations.upgrade(empty_db)
+    page = Recall(SqlRecallStore(empty_db)).search("old", "grace windows")
+    assert [(h.exchange_id, h.state) for h in page.hits] == [(1, "in_window")]
+    assert page.hits[0].snippets[0].text == "Which grace window?"
+    migrations.downgrade(empty_db, "0008")
+    assert schema_differences(empty_db) == []

@@ -1,0 +1,186 @@
+"""`summarizer mcp` as an MCP client meets it: a real server process, driven by the official `mcp` SDK's
+client over stdio and over streamable HTTP, on SQLite and PostgreSQL. The agent's memory is recorded and
+summarized by real CLI commands first (`ingest`, `drain`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.acceptance.cli import run_cli
+from tests.e2e.test_http_curl import server_env
+from tests.support.fleet import free_port, wait_for
+from tests.support.http_api import OPERATOR_TOKEN, SCOPED_TOKEN
+from tests.support.services import ROOT
+
+pytestmark = pytest.mark.slow
+
+AGENT = "team-a/mcp-agent"
+OTHER = "team-b/other"
+
+
+def _conversation(agent: str) -> str:
+    lines: list[dict[str, Any]] = [{"agent": agent, "kind": "system", "content": "You are a coding agent."}]
+    for n in range(6):
+        filler = " ".join(f"detail{n}-{i}" for i in range(20))
+        lines.append({"agent": agent, "kind": "user", "content": f"Task {n}: {filler}", "id": f"u{n}"})
+        lines.append({"agent": agent, "kind": "assistant", "content": f"Done {n}: {filler}", "id": f"a{n}"})
+    lines[3] = {
+        "agent": agent,
+        "kind": "user",
+        "content": "Which grace window did we choose for refresh token rotation?",
+        "id": "u1",
+    }
+    lines[4] = {"agent": agent, "kind": "assistant", "content": "A 30 second grace period.", "id": "a1"}
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    if request.param == "sqlite":
+        found = server_env(tmp_path, f"sqlite:///{(tmp_path / 'mcp.db').as_posix()}")
+        assert run_cli("db", "upgrade", env=found).returncode == 0
+    else:
+        found = server_env(tmp_path, request.getfixturevalue("postgres_url"))
+    for agent in (AGENT, OTHER):
+        source = tmp_path / f"{agent.replace('/', '_')}.jsonl"
+        source.write_text(_conversation(agent))
+        done = run_cli("ingest", str(source), "--format", "canonical", env=found)
+        assert done.returncode == 0, done.stderr
+    drained = run_cli("drain", env=found)
+    assert drained.returncode == 0, drained.stderr
+    return found
+
+
+def _full_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
+
+
+@contextlib.asynccontextmanager
+async def _stdio(env: dict[str, str], *args: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "summarizer", "mcp", *args], env=_full_env(env), cwd=str(ROOT)
+    )
+    async with stdio_client(params) as streams, ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        yield session
+
+
+@contextlib.asynccontextmanager
+async def _http(url: str, token: str) -> AsyncIterator[ClientSession]:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        streamable_http_client(url, http_client=http) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+def test_stdio_with_one_agent_serves_its_summary_recall_exchange_and_history(env: dict[str, str]) -> None:
+    async def session() -> None:
+        async with _stdio(env, "--agent", AGENT) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(tools) == {"summary", "recall", "exchange", "history"}
+            assert "agent_id" not in json.dumps(tools["recall"].input_schema["properties"])
+
+            summary = _data(await client.call_tool("summary", {}))
+            assert summary["version"] is not None
+            assert "recall" in summary["markdown"]
+
+            found = _data(await client.call_tool("recall", {"query": "what grace period for token rotation"}))
+            best = found["results"][0]
+            assert best["exchange_id"] == 2
+            assert best["provenance"]["state"] in {"summarized", "dropped", "waiting"}
+
+            messages = _data(await client.call_tool("exchange", {"exchange_id": best["exchange_id"]}))
+            assert [m["kind"] for m in messages["messages"]] == ["user", "assistant"]
+            assert "30 second grace period" in messages["messages"][1]["content"]
+
+            history = _data(await client.call_tool("history", {}))
+            assert len(history["exchanges"]) == 6
+
+            missing = await client.call_tool("exchange", {"exchange_id": 999})
+            assert missing.is_error
+            resource = await client.read_resource("memory://summary")
+            assert resource.contents[0].text == summary["markdown"]  # type: ignore[union-attr]
+
+    anyio.run(session)
+
+
+def test_stdio_without_an_agent_takes_the_agent_id_per_call(env: dict[str, str]) -> None:
+    async def session() -> None:
+        async with _stdio(env) as client:
+            found = _data(await client.call_tool("recall", {"agent_id": OTHER, "query": "grace window"}))
+            assert found["agent_id"] == OTHER
+            unknown = await client.call_tool("recall", {"agent_id": "team-c/none", "query": "grace"})
+            assert unknown.is_error
+            assert "unknown agent" in unknown.content[0].text  # type: ignore[union-attr]
+
+    anyio.run(session)
+
+
+@pytest.fixture
+def http_server(env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    log = tmp_path / "mcp.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "summarizer", "mcp", "--transport", "http", "--port", str(port)],
+            env=_full_env(env),
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(lambda: "MCP server on" in log.read_text(), 60, "summarizer mcp --transport http")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(15)
+    assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def test_streamable_http_needs_a_token_and_keeps_its_scope(http_server: str) -> None:
+    async def session() -> None:
+        async with _http(http_server, OPERATOR_TOKEN) as operator:
+            found = _data(await operator.call_tool("recall", {"agent_id": AGENT, "query": "grace period"}))
+            assert found["results"][0]["exchange_id"] == 2
+        async with _http(http_server, SCOPED_TOKEN) as scoped:
+            own = _data(await scoped.call_tool("summary", {"agent_id": AGENT}))
+            assert own["agent_id"] == AGENT
+            refused = await scoped.call_tool("recall", {"agent_id": OTHER, "query": "grace period"})
+            assert refused.is_error
+            text = refused.content[0].text  # type: ignore[union-attr]
+            assert "not visible" in text
+            assert "30 second" not in text
+
+    anyio.run(session)
+    unauthenticated = httpx2.post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert unauthenticated.status_code == 401
