@@ -191,6 +191,33 @@ def test_the_operator_page_in_headless_chromium(served: str, tmp_path: Path) -> 
         assert '{"n":0}' in sources  # and its input
         browser.screenshot(tmp_path / "agent.png")
 
+        # The recall box: the real GET .../recall of the server under test, and the exchange's messages.
+        browser.script(
+            "document.getElementById('recall-q').value = 'when did step2 run?';"
+            "document.getElementById('recall-form').requestSubmit();"
+        )
+        wait_on_page(
+            browser, lambda: "best first" in visible_text(browser, "recall"), "the recall results", tmp_path
+        )
+        found = visible_text(browser, "recall")
+        first = next(line for line in found.splitlines() if line.startswith("#"))
+        assert first.startswith("#3 Run build 2"), found  # the one exchange with "step2" ranks first
+        assert "summarized in item" in found or "in the window" in found
+        browser.script("document.querySelector('#recall .source details summary').click()")
+        wait_on_page(
+            browser,
+            lambda: "Build 2 passed" in visible_text(browser, "recall"),
+            "a result's messages",
+            tmp_path,
+        )
+        browser.script(
+            "document.getElementById('recall-q').value = 'the';"
+            "document.getElementById('recall-form').requestSubmit();"
+        )
+        wait_on_page(
+            browser, lambda: "no searchable word" in visible_text(browser, "recall"), "the refusal", tmp_path
+        )
+
         # The panel's drawing of drops, given a ledger in the documented shape of GET .../provenance (the
         # seeded agent has dropped nothing, so the document is handed to the page's function directly).
         browser.script(

@@ -36,6 +36,7 @@ async function showAgent(id) {
   drawTiers(summary, exchanges, base);
   drawWindow(context);
   drawProvenance(provenance, exchanges);
+  resetRecall(base);
 }
 
 function stat(label, value, extra) {
@@ -104,7 +105,7 @@ function exchangeMessages(base, exchange) {
     }
   }
   return el("details", { class: "exchange", ontoggle: load },
-    el("summary", {}, `Show ${exchange.message_count === 1 ? "its message" : `its ${num(exchange.message_count)} messages`}`), holder);
+    el("summary", {}, `Show ${exchange.message_count === 1 ? "its message" : exchange.message_count ? `its ${num(exchange.message_count)} messages` : "its messages"}`), holder);
 }
 
 // One stored message: its kind, the tool's name, where it sits, then its text and a tool call's input.

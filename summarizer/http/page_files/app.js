@@ -30,6 +30,7 @@ $("logout").addEventListener("click", () => {
   logout("Logged out.");
 });
 $("agent-search").addEventListener("submit", (ev) => { ev.preventDefault(); loadAgents(true).catch((e) => showStatus(e.message)); });
+$("recall-form").addEventListener("submit", (ev) => runRecall(ev).catch((e) => showStatus(e.message)));
 $("range").addEventListener("click", (ev) => {
   const button = ev.target.closest("button");
   if (!button) return;
