@@ -6,9 +6,10 @@ per word. Everything else is here and the same on every database:
 
 - the question's words: letters and digits, lower-cased, without common English words, at most
   `MAX_TERMS` of them (`query_terms`);
-- the score of an exchange: the sum, over the question's words it holds, of the word's inverse document
-  frequency among the agent's messages (a word in a few messages counts much more than one in thousands),
-  raised a little for words the exchange holds in several messages; newer exchanges first on a tie;
+- the score of an exchange: the sum, over the question's words it holds, of the best BM25 weight of the
+  word among its messages (the word's inverse document frequency among the agent's messages, so a word
+  in a few messages counts much more than one in thousands, lowered for messages longer than the
+  average match); newer exchanges first on a tie;
 - the snippet: the stretch of the best matching message around its first matching word.
 
 Reading a bounded number of matches per word keeps a query's cost flat in the length of the agent's
@@ -32,6 +33,8 @@ MAX_TERMS = 16
 TERM_CAP = 2000
 """Matching messages read per word of the question."""
 MAX_QUERY_CHARS = 1000
+_K1 = 1.2
+_B = 0.75
 MAX_LIMIT = 50
 SNIPPET_CHARS = 240
 
@@ -177,11 +180,11 @@ class RecallFilter:
 
 @dataclass(frozen=True, slots=True)
 class TermHits:
-    """What the store found: the agent's stored message count, and per word the (exchange id, message seq)
-    of its matching messages, at most `TERM_CAP` each."""
+    """What the store found: the agent's stored message count, and per word the (exchange id, message seq,
+    message tokens) of its matching messages, at most `TERM_CAP` each."""
 
     messages: int
-    hits: Mapping[str, Sequence[tuple[int, int]]]
+    hits: Mapping[str, Sequence[tuple[int, int, int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,29 +262,61 @@ def check_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
 
 
 def rank(found: TermHits) -> list[Ranked]:
-    """Every exchange that holds a word of the question, best first."""
+    """Every exchange that holds a word of the question, best first (`rank_page` over all of them)."""
+    return rank_page(found, 0, None)[1]
+
+
+def rank_page(found: TermHits, offset: int, limit: int | None) -> tuple[int, list[Ranked]]:
+    """How many exchanges hold a word of the question, and those from `offset` on (at most `limit`), best
+    first.
+
+    Each matching message scores, per word, BM25 with the word counted once: the word's inverse document
+    frequency, lowered for messages longer than the average match (a file dump mentions everything, the
+    decision is one sentence). An exchange scores, per word, its best message's score, summed over words.
+    """
     total = max(found.messages, 1)
-    per_exchange: dict[int, dict[str, list[int]]] = {}
-    weights: dict[str, float] = {}
+    lengths = [tokens for hits in found.hits.values() for _, _, tokens in hits]
+    average = max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
+    per_exchange: dict[int, dict[str, float]] = {}
+    by_message: dict[int, float] = {}
+    exchange_of: dict[int, int] = {}
     for term, hits in found.hits.items():
-        n = len(hits)
-        if not n:
+        if not hits:
             continue
-        weights[term] = math.log(1 + (total - n + 0.5) / (n + 0.5))
-        for exchange_id, seq in hits:
-            per_exchange.setdefault(exchange_id, {}).setdefault(term, []).append(seq)
-    ranked = []
-    for exchange_id, terms in per_exchange.items():
-        score = sum(weights[t] * (1 + 0.2 * math.log(len(seqs))) for t, seqs in terms.items())
-        by_message: dict[int, float] = {}
-        for term, seqs in terms.items():
-            for seq in seqs:
-                by_message[seq] = by_message.get(seq, 0.0) + weights[term]
-        best = sorted(by_message, key=lambda s: (-by_message[s], s))
-        ordered_terms = tuple(t for t in found.hits if t in terms)
-        ranked.append(Ranked(exchange_id, round(score, 4), ordered_terms, tuple(best)))
-    ranked.sort(key=lambda r: (-r.score, -r.exchange_id))
-    return ranked
+        n = len(hits)
+        idf = math.log(1 + (total - n + 0.5) / (n + 0.5))
+        top = idf * (_K1 + 1)
+        damp = _K1 * _B / average
+        base = 1 + _K1 * (1 - _B)
+        for exchange_id, seq, tokens in hits:
+            weight = top / (base + damp * (tokens if tokens > 1 else 1))
+            terms = per_exchange.get(exchange_id)
+            if terms is None:
+                terms = per_exchange[exchange_id] = {}
+            if weight > terms.get(term, 0.0):
+                terms[term] = weight
+            by_message[seq] = by_message.get(seq, 0.0) + weight
+            exchange_of[seq] = exchange_id
+    order = {term: n for n, term in enumerate(found.hits)}
+    scored = sorted(
+        ((round(sum(terms.values()), 4), exchange_id) for exchange_id, terms in per_exchange.items()),
+        key=lambda pair: (-pair[0], -pair[1]),
+    )
+    page = scored[offset:] if limit is None else scored[offset : offset + limit]
+    shown = {exchange_id for _, exchange_id in page}
+    messages: dict[int, list[int]] = {}
+    for seq, exchange_id in exchange_of.items():
+        if exchange_id in shown:
+            messages.setdefault(exchange_id, []).append(seq)
+    return len(scored), [
+        Ranked(
+            exchange_id,
+            score,
+            tuple(sorted(per_exchange[exchange_id], key=order.__getitem__)),
+            tuple(sorted(messages[exchange_id], key=lambda s: (-by_message[s], s))),
+        )
+        for score, exchange_id in page
+    ]
 
 
 def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:

@@ -26,7 +26,7 @@ from summarizer.domain.recall import (
     Snippet,
     check_kinds,
     query_terms,
-    rank,
+    rank_page,
     snippet,
 )
 from summarizer.service.ledger import LedgerEntry, ledger_entries
@@ -65,9 +65,8 @@ class Recall:
         found = self.store.term_hits(agent_id, terms, filters, self._cap)
         if found is None:
             raise UnknownAgent(agent_id)
-        ranked = rank(found)
+        total, page = rank_page(found, offset, limit)
         capped = any(len(hits) >= self._cap for hits in found.hits.values())
-        page = ranked[offset : offset + limit]
         hits: tuple[RecallHit, ...] = ()
         if page:
             seqs = [seq for r in page for seq in r.seqs[:SNIPPETS_PER_HIT]]
@@ -77,7 +76,7 @@ class Recall:
             agent_id=agent_id,
             query=query,
             terms=terms,
-            total=len(ranked),
+            total=total,
             capped=capped,
             offset=offset,
             limit=limit,

@@ -306,7 +306,7 @@ class RecallStore(Protocol):
     def term_hits(
         self, agent_id: str, terms: Sequence[str], filters: RecallFilter, cap: int
     ) -> TermHits | None:
-        """Per word, the (exchange id, seq) of at most `cap` of the agent's matching messages that belong
+        """Per word, the (exchange id, seq, tokens) of at most `cap` of the agent's matching messages that belong
         to an exchange and pass `filters`; None for an unknown agent."""
         ...
 

@@ -14,20 +14,20 @@ from summarizer.storage.sql.schema import agents, exchange_drops, exchanges, mes
 from summarizer.storage.values import DropRecord, ProvenanceFacts, RecallDetails
 
 _PG_TERMS = """
-SELECT t.term, h.exchange_id, h.seq
+SELECT t.term, array_agg(h.exchange_id), array_agg(h.seq), array_agg(h.tokens)
 FROM unnest(CAST(:terms AS text[])) AS t(term)
 CROSS JOIN LATERAL (
-    SELECT m.exchange_id, m.seq FROM messages m
-    WHERE m.agent_id = :agent AND m.search_document @@ plainto_tsquery('english', t.term)
-      AND m.exchange_id IS NOT NULL{filters}
+    SELECT m.exchange_id, m.seq, m.tokens FROM messages m
+    WHERE m.agent_id = :agent AND m.search_document @@ plainto_tsquery('english', t.term){filters}
     LIMIT :cap
 ) AS h
+GROUP BY t.term
 """
 
 _SQLITE_TERM = """
-SELECT m.exchange_id, m.seq FROM message_search AS s
+SELECT m.exchange_id, m.seq, m.tokens FROM message_search AS s
 JOIN messages AS m ON m.agent_id = s.agent_id AND m.seq = s.seq
-WHERE message_search MATCH :match AND s.agent_id = :agent AND m.exchange_id IS NOT NULL{filters}
+WHERE message_search MATCH :match AND s.agent_id = :agent{filters}
 LIMIT :cap
 """
 
@@ -56,16 +56,16 @@ def term_hits(
         params[f"kind{n}"] = kind
     if filters.kinds:
         clauses += " AND m.kind IN (" + ", ".join(f":kind{n}" for n in range(len(filters.kinds))) + ")"
-    hits: dict[str, list[tuple[int, int]]] = {t: [] for t in terms}
+    hits: dict[str, list[tuple[int, int, int]]] = {t: [] for t in terms}
     if conn.dialect.name == "postgresql":
         rows = conn.execute(text(_PG_TERMS.format(filters=clauses)), {**params, "terms": list(terms)})
-        for term, exchange_id, seq in rows:
-            hits[term].append((exchange_id, seq))
+        for term, exchange_ids, seqs, tokens in rows:  # one row per word, its matches as arrays
+            hits[term] = [h for h in zip(exchange_ids, seqs, tokens, strict=True) if h[0] is not None]
     else:
         statement = text(_SQLITE_TERM.format(filters=clauses))
         for term in terms:
             found = conn.execute(statement, {**params, "match": f'document : "{term}"'})
-            hits[term] = [(exchange_id, seq) for exchange_id, seq in found]
+            hits[term] = [(x, seq, tokens) for x, seq, tokens in found if x is not None]  # not the preamble
     return TermHits(messages=count, hits=hits)
 
 

@@ -52,20 +52,32 @@ def test_any_text_gives_bounded_terms_or_a_clear_refusal(text: str) -> None:
 
 
 def test_a_rare_word_outweighs_a_common_one() -> None:
-    common = [(x, x * 10) for x in range(100, 190)]
-    found = TermHits(messages=1000, hits={"answer": common, "grace": [(42, 420)]})
+    common = [(x, x * 10, 30) for x in range(100, 190)]
+    found = TermHits(messages=1000, hits={"answer": common, "grace": [(42, 420, 30)]})
     ranked = rank(found)
     assert ranked[0].exchange_id == 42
     assert ranked[0].terms == ("grace",)
     # An exchange holding both words beats one holding the rare word alone.
-    both = TermHits(messages=1000, hits={"answer": [*common, (42, 421)], "grace": [(42, 420), (7, 70)]})
+    both = TermHits(
+        messages=1000, hits={"answer": [*common, (42, 421, 30)], "grace": [(42, 420, 30), (7, 70, 30)]}
+    )
     top = rank(both)
     assert [r.exchange_id for r in top[:2]] == [42, 7]
     assert top[0].seqs[0] == 420
 
 
+def test_a_short_message_outranks_a_long_one_holding_the_same_words() -> None:
+    found = TermHits(
+        messages=500,
+        hits={"sessions": [(5, 50, 2000), (9, 90, 25)], "policy": [(5, 51, 2000), (9, 90, 25)]},
+    )
+    assert [r.exchange_id for r in rank(found)] == [9, 5]
+
+
 def test_ties_put_the_newer_exchange_first_and_words_in_question_order() -> None:
-    found = TermHits(messages=100, hits={"deploy": [(3, 30), (9, 90)], "rollback": [(3, 31), (9, 91)]})
+    found = TermHits(
+        messages=100, hits={"deploy": [(3, 30, 10), (9, 90, 10)], "rollback": [(3, 31, 10), (9, 91, 10)]}
+    )
     ranked = rank(found)
     assert [r.exchange_id for r in ranked] == [9, 3]
     assert ranked[0].terms == ("deploy", "rollback")
