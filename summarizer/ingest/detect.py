@@ -17,14 +17,12 @@ from summarizer.domain.errors import SummarizerError
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
 
-IMPORTABLE = ("claude-code", "canonical", "openai", "anthropic", "responses", "sharegpt")
+IMPORTABLE = ("claude-code", "codex", "canonical", "openai", "anthropic", "responses", "sharegpt")
 
-_KNOWN_BUT_NOT_IMPORTABLE: dict[str, str] = {
-    "session_meta": "a Codex CLI rollout",
-    "response_item": "a Codex CLI rollout",
-    "event_msg": "a Codex CLI rollout",
-    "turn_context": "a Codex CLI rollout",
-}
+_KNOWN_BUT_NOT_IMPORTABLE: dict[str, str] = {}
+"""First-line types of agent logs this version recognises but cannot import (none at present)."""
+
+_CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
 
 _RESPONSES_ITEM_TYPES = frozenset(
@@ -120,6 +118,8 @@ def _match_object(obj: Mapping[str, Any]) -> Detected | str:
     kind = obj.get("type")
     if isinstance(kind, str) and kind in _KNOWN_BUT_NOT_IMPORTABLE:
         return f"{_KNOWN_BUT_NOT_IMPORTABLE[kind]} (its first line has type {kind!r}), which cannot be imported yet"
+    if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
+        return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
     if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):
         return Detected("claude-code", f"Claude Code transcript events (type {kind!r} with a session id)")
     if "kind" in obj and "content" in obj:

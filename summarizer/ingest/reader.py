@@ -19,6 +19,7 @@ from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.claude_code import ClaudeCodeOptions, Sidechains, parse_claude_code_event
+from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
 from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
 from summarizer.ingest.lines import LineReader
@@ -41,6 +42,7 @@ class InputFormat(StrEnum):
     RESPONSES = "responses"
     SHAREGPT = "sharegpt"
     CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,12 @@ def _parsed(
             yield from _guarded(
                 item, lambda i: parse_claude_code_event(i.value, default_agent, i.where, cc_options)
             )
+        return
+    if input_format is InputFormat.CODEX:
+        rollout = CodexRollout(default_agent)
+        for item in iter_jsonl(reader, max_message_bytes):
+            yield from _guarded(item, lambda i: rollout.feed(i.value, i.where))
+        yield from rollout.finish()
         return
     items = iter_chat_items(reader, max_message_bytes, _LAYOUTS[input_format])
     if input_format is InputFormat.SHAREGPT:

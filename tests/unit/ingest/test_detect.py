@@ -22,6 +22,8 @@ REAL = {
     "tau_bench_airline.jsonl": "canonical",
     "responses/reasoning_response.json": "responses",
     "responses/weather_function_call.jsonl": "responses",
+    "codex/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl": "codex",
+    "codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl": "codex",
 }
 
 
@@ -40,10 +42,6 @@ def test_each_real_fixture_is_detected_as_its_format(name: str, expected: str) -
 @pytest.mark.parametrize(
     ("head", "says"),
     [
-        (
-            b'{"timestamp":"2025-09-01T10:00:00Z","type":"session_meta","payload":{"id":"x"}}\n',
-            "Codex CLI rollout",
-        ),
         (b'{"foo": 1, "bar": 2}\n', "keys bar, foo"),
         (b"not json at all\n", "neither JSON nor JSON Lines"),
         (b"", "empty"),

@@ -18,7 +18,16 @@ LIMIT = 1_048_576
 def test_parse_format_accepts_each_format_name() -> None:
     assert [
         parse_format(name)
-        for name in ("auto", "canonical", "OpenAI", "anthropic", "responses", "ShareGPT", "claude-code")
+        for name in (
+            "auto",
+            "canonical",
+            "OpenAI",
+            "anthropic",
+            "responses",
+            "ShareGPT",
+            "claude-code",
+            "Codex",
+        )
     ] == list(InputFormat)
 
 
