@@ -137,14 +137,16 @@ class Summarizer:
             if record is None or not record.items:
                 # Never "nothing has left the window" when something has: say how many left and where.
                 text = self._departed(agent_id) if self._departed is not None else NO_SUMMARY_YET
+                if text != NO_SUMMARY_YET:
+                    text = self._with_pointer(text)
                 return text, record.version if record else None
-            text = self._render(record, now or self._clock())
-            if self._recall is not None:
-                text = f"{text.rstrip()}\n\n{RECALL_POINTER}\n"
-            return text, record.version
+            return self._with_pointer(self._render(record, now or self._clock())), record.version
         except Exception as exc:
             log.warning("summary.read_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")
             return SUMMARY_UNAVAILABLE, None
+
+    def _with_pointer(self, text: str) -> str:
+        return f"{text.rstrip()}\n\n{RECALL_POINTER}\n" if self._recall is not None else text
 
     def recall(
         self,

@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "history": "summarizer.cli.commands_conversation:history",
     "recall": "summarizer.cli.commands_recall:recall",
     "mcp": "summarizer.cli.commands_mcp:mcp",
+    "watch": "summarizer.cli.commands_watch:watch",
+    "hook": "summarizer.cli.commands_hook:hook",
     "context": "summarizer.cli.commands_conversation:context",
     "agent": "summarizer.cli.commands_conversation:agent",
     "summary": "summarizer.cli.commands_summary:summary",

@@ -45,10 +45,21 @@ class _AgentStream:
     seen: dict[str, tuple[object, ...]] = field(default_factory=dict)
 
 
+AgentStreams = dict[str, _AgentStream]
+"""Each agent's place in the input: what the next message's time, id and tool calls continue from."""
+
+
 def sequence(
-    records: Iterable[IngestRecord], notes: ReadNotes, *, strict_time: bool, derive_ids: bool
+    records: Iterable[IngestRecord],
+    notes: ReadNotes,
+    *,
+    strict_time: bool,
+    derive_ids: bool,
+    streams: AgentStreams | None = None,
 ) -> Iterator[IngestRecord]:
-    streams: dict[str, _AgentStream] = {}
+    """`streams` carries the agents' places over from an earlier read of the same input (a followed log
+    read from an offset) and is updated as records pass."""
+    streams = {} if streams is None else streams
     for record in records:
         stream = streams.setdefault(record.agent_id, _AgentStream())
         message = record.message
@@ -143,3 +154,30 @@ def derive_id(previous: str, identity: tuple[object, ...], created_at: datetime 
 
 
 _HASHED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def streams_json(streams: AgentStreams) -> dict[str, dict[str, object]]:
+    """The places to keep beside an offset (the `seen` ids only guard one read against its own repeats)."""
+    return {
+        agent: {
+            "last_time": stream.last_time.isoformat() if stream.last_time else None,
+            "last_id": stream.last_id,
+            "calls": sorted(stream.calls),
+        }
+        for agent, stream in streams.items()
+    }
+
+
+def streams_from_json(value: object) -> AgentStreams:
+    streams: AgentStreams = {}
+    if not isinstance(value, dict):
+        return streams
+    for agent, kept in value.items():
+        if isinstance(agent, str) and isinstance(kept, dict):
+            last_time = kept.get("last_time")
+            streams[agent] = _AgentStream(
+                last_time=datetime.fromisoformat(last_time) if isinstance(last_time, str) else None,
+                last_id=str(kept.get("last_id") or ""),
+                calls={str(c) for c in kept.get("calls") or ()},
+            )
+    return streams

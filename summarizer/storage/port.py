@@ -20,6 +20,7 @@ from datetime import date, datetime
 from typing import Any, Protocol
 
 from summarizer.domain.alert_records import AlertRecord
+from summarizer.domain.followed import FilePosition
 from summarizer.domain.history import HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.domain.recall import RecallFilter, TermHits
@@ -72,6 +73,7 @@ __all__ = [
     "DropRecord",
     "EvictedBatch",
     "FleetReader",
+    "FollowStore",
     "HistoryView",
     "IngestReport",
     "KeptVersion",
@@ -314,6 +316,21 @@ class RecallStore(Protocol):
         self, agent_id: str, exchange_ids: Sequence[int], seqs: Sequence[int]
     ) -> RecallDetails:
         """The provenance facts, titles and times of `exchange_ids` and the messages `seqs`."""
+        ...
+
+
+# ----- followed agent logs (`summarizer watch`) ------------------------------------------------------
+
+
+class FollowStore(Protocol):
+    def followed(self, path: str) -> FilePosition | None:
+        """How far `path` is recorded; None for a file never followed."""
+        ...
+
+    def record_followed(
+        self, path: str, records: Sequence[tuple[str, NewMessage]], position: FilePosition
+    ) -> IngestReport:
+        """Record the messages and move the file's position in one transaction: all or nothing."""
         ...
 
 

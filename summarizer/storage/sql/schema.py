@@ -225,6 +225,22 @@ exchange_drops = Table(
     Column("dropped_at", UTCDateTime(), nullable=False),
 )
 
+# Agent log files `summarizer watch` follows: how far each has been recorded. The offset moves in the
+# transaction that records the lines before it, so a restart neither loses nor repeats a line.
+followed_files = Table(
+    "followed_files",
+    metadata,
+    Column("path", String(1000), primary_key=True),
+    Column("format", String(20), nullable=False),
+    Column("file_id", String(100), nullable=False, comment="device:inode when the offset was taken"),
+    Column(
+        "head", String(64), nullable=False, comment="sha256 of the file's first bytes (a rewrite changes it)"
+    ),
+    Column("offset", BigId, nullable=False, comment="bytes recorded: the next read starts here"),
+    Column("state", Json, nullable=False, comment="the reader's state at the offset (ids, times, session)"),
+    Column("updated_at", UTCDateTime(), nullable=False),
+)
+
 # ----- full-text search (migration 0009): kept by each database's own engine, outside this metadata -----
 SEARCH_OBJECTS = frozenset({"search_document", "ix_messages_search", "message_search"})
 """PostgreSQL's generated `messages.search_document` and its GIN index; SQLite's FTS5 `message_search`

@@ -1,0 +1,25 @@
+"""Wiring for the log followers: `summarizer watch` and the coding-agent hooks."""
+
+from __future__ import annotations
+
+from summarizer.service.follow import Follower
+from summarizer.settings import Settings
+from summarizer.storage.sql.database import Database
+
+
+def build_follower(
+    settings: Settings, db: Database, *, fmt: str = "auto", agent: str | None = None, per: str = "session"
+) -> Follower:
+    """A follower recording into `db` with the configured window; with a broker, each armed queue row wakes
+    a worker at once."""
+    from summarizer.composition import build_store, build_wakeup
+    from summarizer.storage.sql.followed import SqlFollowStore
+
+    return Follower(
+        SqlFollowStore(build_store(settings, db)),
+        max_bytes=settings.max_message_bytes,
+        fmt=fmt,
+        agent=agent,
+        per=per,
+        on_queued=build_wakeup(settings) if settings.broker_url else None,
+    )

@@ -1,0 +1,244 @@
+"""Reading an agent log that is still being written: from where the last read stopped, whole lines only.
+
+A followed file is read from its recorded offset. Only complete lines count (a last line without its
+newline is left for the next read, however it ends); a line that is not JSON is skipped and counted, not
+fatal (a live log is not refused for one torn line). The reader stops at checkpoints: lines after which
+its format's parser holds nothing back (Codex holds a user item until it learns whether the user typed
+it), so the offset it returns, and the state saved with it (the agents' last ids and times that derived
+ids continue from, a Codex session), are exactly where the next read resumes. A file whose identity
+changed (another inode, different first bytes, or shorter than the offset: rewritten or rotated) is read
+again from the start; its lines' ids make the store skip what it already holds.
+
+The cost of a read is the new lines only, whatever the file's size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.domain.followed import FilePosition
+from summarizer.ingest.canonical import parse_canonical
+from summarizer.ingest.claude_code import ClaudeCodeOptions, parse_claude_code_event
+from summarizer.ingest.codex import CodexRollout
+from summarizer.ingest.detect import UndetectedFormat, detect
+from summarizer.ingest.problems import Problem
+from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.sequencing import ReadNotes, sequence, streams_from_json, streams_json
+
+FOLLOWED_FORMATS = ("claude-code", "codex", "canonical")
+HEAD_BYTES = 4096
+MAX_LINES_PER_READ = 5000
+
+
+@dataclass(slots=True)
+class FollowRead:
+    records: list[IngestRecord]
+    position: FilePosition | None
+    """Where the records end; None when there is nothing to record yet (an empty or undetected file)."""
+    restarted: bool = False
+    skipped_lines: int = 0
+    more: bool = False
+    """The read stopped at MAX_LINES_PER_READ: read again for the rest."""
+    problem: str | None = None
+
+
+class _LineParser(Protocol):
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]: ...
+
+    @property
+    def pending(self) -> bool: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+
+class _Stateless:
+    def __init__(self, fmt: str, agent: str | None) -> None:
+        self._fmt = fmt
+        self._agent = agent
+
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        if self._fmt == "claude-code":
+            return parse_claude_code_event(obj, self._agent, where, ClaudeCodeOptions())
+        return [parse_canonical(obj, self._agent, where)]
+
+    @property
+    def pending(self) -> bool:
+        return False
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+
+class _Codex:
+    def __init__(self, agent: str | None, kept: Mapping[str, Any]) -> None:
+        self.rollout = CodexRollout(agent)
+        session = kept.get("session")
+        self.rollout.session = session if isinstance(session, str) else None
+        self.rollout.typed_prompts_logged = kept.get("typed_prompts_logged") is True
+        ahead = kept.get("typed_ahead")
+        self.rollout.typed_ahead = ahead if isinstance(ahead, str) else None
+
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        return self.rollout.feed(obj, where)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.rollout.held)
+
+    def state(self) -> dict[str, Any]:
+        r = self.rollout
+        return {
+            "session": r.session,
+            "typed_prompts_logged": r.typed_prompts_logged,
+            "typed_ahead": r.typed_ahead,
+        }
+
+
+def identity(path: Path) -> tuple[str, int]:
+    stat = path.stat()
+    return f"{stat.st_dev}:{stat.st_ino}", stat.st_size
+
+
+def _head(stream: Any, length: int) -> str:
+    stream.seek(0)
+    data = stream.read(length)
+    return f"{len(data)}:{hashlib.sha256(data).hexdigest()[:48]}"
+
+
+def read_new(
+    path: Path, position: FilePosition | None, *, fmt: str = "auto", agent: str | None = None, max_bytes: int
+) -> FollowRead:
+    """The records of the lines added to `path` since `position` (None: from the start)."""
+    file_id, size = identity(path)
+    with path.open("rb") as stream:
+        restarted = False
+        if position is not None:
+            length = int(position.head.split(":", 1)[0])
+            if (
+                file_id != position.file_id
+                or size < position.offset
+                or _head(stream, length) != position.head
+            ):
+                position, restarted = None, True
+        if position is None:
+            found = _format(stream, fmt, str(path))
+            if found is None or found.startswith("!"):
+                return FollowRead([], None, restarted, problem=found[1:] if found else None)
+            position = FilePosition(found, file_id, _head(stream, HEAD_BYTES), 0, {})
+        if size == position.offset:
+            return FollowRead([], position, restarted)
+        return _read_lines(stream, path, position, agent, max_bytes, restarted, file_id)
+
+
+def _format(stream: Any, fmt: str, label: str) -> str | None:
+    """The file's format; None while its first line is not complete; "!reason" when it is unsupported."""
+    if fmt != "auto":
+        return fmt
+    stream.seek(0)
+    head = stream.read(1 << 16)
+    if b"\n" not in head:
+        return None
+    try:
+        found = detect(head[: head.index(b"\n") + 1], label).format
+    except UndetectedFormat as exc:
+        return f"!{exc}"
+    if found not in FOLLOWED_FORMATS:
+        return f"!{label}: {found} is not a log format that can be followed (followed: {', '.join(FOLLOWED_FORMATS)})"
+    return found
+
+
+def _read_lines(
+    stream: Any,
+    path: Path,
+    position: FilePosition,
+    agent: str | None,
+    max_bytes: int,
+    restarted: bool,
+    file_id: str,
+) -> FollowRead:
+    kept = position.state
+    parser: _LineParser = (
+        _Codex(agent, kept.get("parser") or {})
+        if position.format == "codex"
+        else _Stateless(position.format, agent)
+    )
+    streams = streams_from_json(kept.get("streams"))
+    notes = ReadNotes()
+    out: list[IngestRecord] = []
+    group: list[IngestRecord] = []
+    checkpoint = position.offset
+    state: dict[str, Any] = dict(kept)
+    offset = position.offset
+    line_number = int(kept.get("lines", 0))
+    stream.seek(offset)
+    skipped = lines = 0
+    problem = None
+    while lines < MAX_LINES_PER_READ:
+        raw = stream.readline(max_bytes + 2)
+        obj: object = None
+        if raw.endswith(b"\n"):
+            offset += len(raw)
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                obj = None
+        elif len(raw) < max_bytes + 2:
+            break  # the end, or a line still being written
+        else:
+            rest = _rest_of_line(stream)
+            if rest is None:
+                break  # an oversized line still being written
+            offset += len(raw) + rest
+            problem = (
+                f"{path}:{line_number + 1}: a line over {max_bytes} bytes (SUMMARIZER_MAX_MESSAGE_BYTES)"
+            )
+        lines += 1
+        line_number += 1
+        where = f"{path}:{line_number}"
+        if not isinstance(obj, dict):
+            skipped += 1
+        else:
+            try:
+                group.extend(parser.feed(obj, where))
+            except Problem as exc:
+                skipped += 1
+                problem = f"{where}: {exc.reason}"
+        if not parser.pending:
+            try:
+                out.extend(sequence(group, notes, strict_time=False, derive_ids=True, streams=streams))
+            except InvalidMessage as exc:
+                skipped += 1
+                problem = str(exc)
+            group = []
+            checkpoint = offset
+            state = {"streams": streams_json(streams), "parser": parser.state(), "lines": line_number}
+    more = lines >= MAX_LINES_PER_READ
+    new = FilePosition(position.format, file_id, _head(stream, HEAD_BYTES), checkpoint, state)
+    return FollowRead(out, new, restarted, skipped, more, problem)
+
+
+def _rest_of_line(stream: Any) -> int | None:
+    """Read past the rest of an oversized line: how many bytes it had after the first read, None when the
+    file ends before its newline."""
+    total = 0
+    while True:
+        chunk = stream.readline(1 << 20)
+        total += len(chunk)
+        if chunk.endswith(b"\n"):
+            return total
+        if not chunk:
+            return None
+
+
+def default_directories() -> list[Path]:
+    """Where the coding agents keep their logs, those that exist: Claude Code and Codex CLI."""
+    home = Path(os.path.expanduser("~"))
+    codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
+    return [d for d in (home / ".claude" / "projects", codex) if d.is_dir()]

@@ -1,0 +1,53 @@
+"""`FollowStore` over SQL: a followed file's recorded position, moved in the recording transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from summarizer.domain.clock import utcnow
+from summarizer.domain.followed import FilePosition
+from summarizer.domain.messages import NewMessage
+from summarizer.storage.sql.conversations import ConversationStore
+from summarizer.storage.sql.schema import followed_files
+from summarizer.storage.sql.upserts import for_connection, per_database
+from summarizer.storage.values import IngestReport
+
+_COLUMNS = ("format", "file_id", "head", "offset", "state", "updated_at")
+_UPSERT = per_database(
+    lambda insert: insert(followed_files).on_conflict_do_update(
+        index_elements=[followed_files.c.path],
+        set_={name: getattr(insert(followed_files).excluded, name) for name in _COLUMNS},
+    )
+)
+
+
+class SqlFollowStore:
+    def __init__(self, store: ConversationStore) -> None:
+        self.store = store
+        self.db = store.db
+
+    def followed(self, path: str) -> FilePosition | None:
+        with self.db.read() as conn:
+            row = conn.execute(select(followed_files).where(followed_files.c.path == path)).first()
+        if row is None:
+            return None
+        return FilePosition(row.format, row.file_id, row.head, int(row.offset), dict(row.state or {}))
+
+    def record_followed(
+        self, path: str, records: Sequence[tuple[str, NewMessage]], position: FilePosition
+    ) -> IngestReport:
+        values = {
+            "path": path,
+            "format": position.format,
+            "file_id": position.file_id,
+            "head": position.head,
+            "offset": position.offset,
+            "state": dict(position.state),
+            "updated_at": utcnow(),
+        }
+        with self.db.write() as conn:
+            report = self.store.record_in(conn, records)
+            conn.execute(for_connection(conn, _UPSERT), values)
+        return report

@@ -1,0 +1,114 @@
+"""Following logs as they are written, on SQLite and PostgreSQL: a file read in pieces records exactly what
+the whole file does (the same messages, the same ids), a partial last line waits, a rewritten file is read
+again without doubling, and the position moves only with the messages it covers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from summarizer.composition.follow import build_follower
+from summarizer.domain.kinds import Kind
+from summarizer.ingest.reader import read_records
+from summarizer.service.follow import Follower
+from summarizer.settings import Settings
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.schema import messages
+from tests.support.http_api import cli_settings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CLAUDE = FIXTURES / "claude_code" / "compact_after_rewind.jsonl"
+CODEX = FIXTURES / "codex" / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+
+
+@pytest.fixture
+def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
+    return cli_settings(monkeypatch, tmp_path, db)
+
+
+def _stored(db: Database) -> list[tuple[str, str, str]]:
+    with db.read() as conn:
+        rows = conn.execute(
+            select(messages.c.agent_id, messages.c.host_id, messages.c.kind).order_by(
+                messages.c.agent_id, messages.c.seq
+            )
+        )
+        return [(r.agent_id, r.host_id, r.kind) for r in rows]
+
+
+def _whole(source: Path, fmt: str) -> list[tuple[str, str, str]]:
+    records = read_records(source, fmt, None, 1_000_000)
+    return [(r.agent_id, str(r.message.host_id), r.message.kind.value) for r in records]
+
+
+@pytest.mark.parametrize(("source", "fmt", "cuts"), [(CLAUDE, "claude-code", 5), (CODEX, "codex", 7)])
+def test_a_log_read_in_pieces_records_what_the_whole_file_does(
+    db: Database, settings: Settings, tmp_path: Path, source: Path, fmt: str, cuts: int
+) -> None:
+    data = source.read_bytes()
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(b"")
+    follower = build_follower(settings, db)
+    # Cut anywhere, mid-line included: each piece is appended as a writer would.
+    bounds = [len(data) * k // cuts for k in range(1, cuts)] + [len(data)]
+    written = 0
+    for bound in bounds:
+        with live.open("ab") as out:
+            out.write(data[written:bound])
+        written = bound
+        follower.follow(live)
+    assert _stored(db) == sorted(set(_whole(source, fmt)), key=_whole(source, fmt).index)
+    assert follower.follow(live).stored == 0  # nothing new: nothing recorded
+
+
+def test_a_partial_last_line_waits_for_its_end(db: Database, settings: Settings, tmp_path: Path) -> None:
+    lines = CLAUDE.read_bytes().splitlines(keepends=True)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(b"".join(lines[:-1]) + lines[-1][:20])
+    follower = build_follower(settings, db)
+    first = follower.follow(live)
+    assert first.skipped_lines == 0
+    before = len(_stored(db))
+    with live.open("ab") as out:
+        out.write(lines[-1][20:])
+    follower.follow(live)
+    assert len(_stored(db)) == len(_whole(CLAUDE, "claude-code")) >= before
+
+
+def test_a_rewritten_file_is_read_again_without_doubling(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(CLAUDE.read_bytes())
+    follower = build_follower(settings, db)
+    follower.follow(live)
+    count = len(_stored(db))
+    live.write_bytes(CODEX.read_bytes())  # the same path, another log: a rotation
+    done = follower.follow(live)
+    assert done.restarted
+    assert len(_stored(db)) == count + len(_whole(CODEX, "codex"))
+    assert {kind for _, _, kind in _stored(db)} >= {Kind.USER.value, Kind.TOOL_CALL.value}
+
+
+def test_torn_and_foreign_lines_are_skipped_not_fatal(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    live = tmp_path / "live.jsonl"
+    good = CLAUDE.read_bytes().splitlines(keepends=True)
+    live.write_bytes(good[0] + b"{not json\n" + b"[1, 2]\n" + b"".join(good[1:]))
+    done = build_follower(settings, db).follow(live)
+    assert done.skipped_lines == 2
+    assert len(_stored(db)) == len(_whole(CLAUDE, "claude-code"))
+
+
+def test_one_agent_per_project_directory(db: Database, settings: Settings, tmp_path: Path) -> None:
+    project = tmp_path / "-home-me-app"
+    project.mkdir()
+    (project / "one.jsonl").write_bytes(CLAUDE.read_bytes())
+    follower: Follower = build_follower(settings, db, per="project")
+    follower.follow(project / "one.jsonl")
+    assert {agent for agent, _, _ in _stored(db)} == {"-home-me-app"}
+    with db.read() as conn:
+        assert conn.execute(select(func.count()).select_from(messages)).scalar_one() > 0
