@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -104,7 +104,7 @@ def test_a_watcher_killed_and_restarted_records_every_line_once(env: dict[str, s
     assert "Traceback" not in log.read_text(), log.read_text()
 
 
-def read_records_prefix(lines: list[bytes]) -> list[object]:
+def read_records_prefix(lines: list[bytes]) -> Sequence[object]:
     """What the first lines of the rollout hold once each user item's verdict is known (the reader waits
     for the line after a user item)."""
     from io import BytesIO
