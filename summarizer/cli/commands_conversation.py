@@ -61,6 +61,12 @@ def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidec
         click.echo(f"format: {notes.detected}")
     if notes.partial_lines:
         click.echo("skipped an unterminated last line that is not JSON yet (a log still being written)")
+    if notes.sidechains_skipped:
+        click.echo(
+            f"skipped {notes.sidechains_skipped} sub-agent (sidechain) event(s); --sidechains agent keeps them"
+        )
+    if notes.unpaired_calls:
+        click.echo(f"{notes.unpaired_calls} tool call(s) got no result in the input")
     if not parsed:
         hint = (
             " (sub-agent events are skipped: --sidechains agent keeps them)"

@@ -3,7 +3,8 @@
 Each line is an event. `user` and `assistant` events carry one Anthropic Messages API message (an assistant
 reply is often split over several events that share its `msg_` id, one content block each); every other
 event type (summaries, snapshots, queue operations, progress) is bookkeeping and is skipped, as are
-`isMeta` lines (text the tool injects, not the user's). A compaction boundary and `/clear` are stored as
+`isMeta` lines (text the tool injects, not the user's), except the expansion of a slash command or skill
+the user just ran, which is the user's request and opens the exchange. A compaction boundary and `/clear` are stored as
 `clear`; other slash commands (`/compact` included: its boundary already cleared) as `command`. Sidechain events (a sub-agent's conversation) are
 skipped, or kept as a separate agent `AGENT/sidechain-<agentId>`. The event `uuid` is the message id, so
 importing a session file again, or after it has grown, stores only what is new.
@@ -25,6 +26,8 @@ from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
 MESSAGE_EVENTS = frozenset({"user", "assistant"})
+BRANCH_MEMORY = 2000
+"""How many recent lines a rewind may go back to and still be marked."""
 CLEARING_COMMANDS = frozenset({"/clear"})
 """`/compact` is not one of them: its compaction boundary event clears, and the command lines Claude Code
 writes after the compaction summary would otherwise evict that summary."""
@@ -136,3 +139,74 @@ def _with_extras(records: list[IngestRecord], extras: Extras) -> list[IngestReco
     ]
     where = records[0].message.where if records else ""
     return finish(drafts, extras, where or "")
+
+
+class ClaudeCodeReader:
+    """The transcript line by line, with what the line-by-line rules cannot see:
+
+    - the expanded prompt of a slash command or skill (an `isMeta` user line whose parent is the command's
+      line) is the user's request, stored as `user`;
+    - a line whose parent is an earlier line than the one before it continues an earlier point of the
+      conversation (a rewind, an edited message, an interrupted branch): a `rewind` marker naming that
+      parent is stored before it, so the abandoned branch stays visible as such;
+    - sub-agent (sidechain) events skipped are counted (`sidechains_skipped`).
+
+    Only lines that carry conversation count as branch points (progress and hook lines never do).
+    """
+
+    def __init__(self, default_agent: str | None, options: ClaudeCodeOptions) -> None:
+        self.default_agent = default_agent
+        self.options = options
+        self.sidechains_skipped = 0
+        self._seen: dict[str, None] = {}
+        """The latest conversation lines' uuids (insertion order, at most BRANCH_MEMORY)."""
+        self._previous: str | None = None
+        self._command: str | None = None
+
+    def state(self) -> dict[str, Any]:
+        """What the next line's judgement depends on, to resume reading a followed file."""
+        return {"previous": self._previous, "command": self._command, "recent": list(self._seen)}
+
+    def resume(self, kept: Mapping[str, Any]) -> None:
+        previous, command, recent = kept.get("previous"), kept.get("command"), kept.get("recent")
+        self._previous = previous if isinstance(previous, str) else None
+        self._command = command if isinstance(command, str) else None
+        self._seen = {u: None for u in recent if isinstance(u, str)} if isinstance(recent, list) else {}
+
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
+        parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
+        sidechain = obj.get("isSidechain") is True
+        if sidechain and self.options.sidechains is Sidechains.SKIP:
+            if obj.get("type") in MESSAGE_EVENTS:
+                self.sidechains_skipped += 1
+            return []
+        expansion = (
+            obj.get("isMeta") is True
+            and obj.get("type") == "user"
+            and self._command is not None
+            and parent == self._command
+        )
+        records = parse_claude_code_event(
+            {**obj, "isMeta": False} if expansion else obj, self.default_agent, where, self.options
+        )
+        out: list[IngestRecord] = []
+        if (
+            records
+            and not sidechain
+            and parent is not None
+            and parent in self._seen
+            and parent != self._previous
+        ):
+            extras = _extras(obj, self.default_agent, False)
+            rewind = Extras(extras.agent_id, extras.created_at, f"{uuid}~rewind" if uuid else None, None)
+            out.extend(finish([Draft(Kind.REWIND, f"continues from {parent}")], rewind, where))
+        out.extend(records)
+        if uuid is not None and not sidechain and records:  # progress, hooks, snapshots: never a branch point
+            self._seen[uuid] = None
+            if len(self._seen) > BRANCH_MEMORY:
+                del self._seen[next(iter(self._seen))]
+            self._previous = uuid
+            is_command = len(records) == 1 and records[0].message.kind is Kind.COMMAND
+            self._command = uuid if is_command else None
+        return out

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.followed import FilePosition
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.claude_code import ClaudeCodeOptions, parse_claude_code_event
+from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.detect import UndetectedFormat, detect
 from summarizer.ingest.problems import Problem
@@ -58,14 +58,19 @@ class _LineParser(Protocol):
     def state(self) -> dict[str, Any]: ...
 
 
-class _Stateless:
-    def __init__(self, fmt: str, agent: str | None) -> None:
+class _Lines:
+    """Canonical lines, and Claude Code's (its reader's memory of the recent lines, for rewinds and
+    command expansions, is kept with the position)."""
+
+    def __init__(self, fmt: str, agent: str | None, kept: Mapping[str, Any]) -> None:
         self._fmt = fmt
         self._agent = agent
+        self._claude = ClaudeCodeReader(agent, ClaudeCodeOptions())
+        self._claude.resume(kept)
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         if self._fmt == "claude-code":
-            return parse_claude_code_event(obj, self._agent, where, ClaudeCodeOptions())
+            return self._claude.feed(obj, where)
         return [parse_canonical(obj, self._agent, where)]
 
     @property
@@ -73,7 +78,7 @@ class _Stateless:
         return False
 
     def state(self) -> dict[str, Any]:
-        return {}
+        return self._claude.state() if self._fmt == "claude-code" else {}
 
 
 class _Codex:
@@ -167,7 +172,7 @@ def _read_lines(
     parser: _LineParser = (
         _Codex(agent, kept.get("parser") or {})
         if position.format == "codex"
-        else _Stateless(position.format, agent)
+        else _Lines(position.format, agent, kept.get("parser") or {})
     )
     streams = streams_from_json(kept.get("streams"))
     notes = ReadNotes()

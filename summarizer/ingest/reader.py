@@ -18,7 +18,7 @@ from typing import BinaryIO, cast
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.claude_code import ClaudeCodeOptions, Sidechains, parse_claude_code_event
+from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader, Sidechains
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
 from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
@@ -134,7 +134,7 @@ def iter_stream_records(
         notes.detected = f"{found.format} ({found.reason})"
         stream = cast(BinaryIO, _Rewound(head, stream))
     reader = LineReader(stream, label)
-    records = _parsed(reader, input_format, default_agent, max_message_bytes, options)
+    records = _parsed(reader, input_format, default_agent, max_message_bytes, options, notes)
     yield from sequence(
         records,
         notes,
@@ -168,6 +168,7 @@ def _parsed(
     default_agent: str | None,
     max_message_bytes: int,
     options: ReadOptions,
+    notes: ReadNotes | None = None,
 ) -> Iterator[IngestRecord]:
     if max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
@@ -178,11 +179,11 @@ def _parsed(
             yield _parse_item(item, input_format, default_agent)[0]
         return
     if input_format is InputFormat.CLAUDE_CODE:
-        cc_options = ClaudeCodeOptions(sidechains=options.sidechains)
+        transcript = ClaudeCodeReader(default_agent, ClaudeCodeOptions(sidechains=options.sidechains))
         for item in iter_jsonl(reader, max_message_bytes):
-            yield from _guarded(
-                item, lambda i: parse_claude_code_event(i.value, default_agent, i.where, cc_options)
-            )
+            yield from _guarded(item, lambda i: transcript.feed(i.value, i.where))
+        if notes is not None:
+            notes.sidechains_skipped += transcript.sidechains_skipped
         return
     if input_format is InputFormat.CODEX:
         rollout = CodexRollout(default_agent)

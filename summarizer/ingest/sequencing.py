@@ -35,6 +35,10 @@ class ReadNotes:
     """An unterminated last line that is not JSON yet (the log is still being written): skipped."""
     detected: str = ""
     """The format `auto` detected, and why."""
+    sidechains_skipped: int = 0
+    """Claude Code sub-agent events left out (`--sidechains agent` keeps them)."""
+    unpaired_calls: int = 0
+    """Tool calls no result answered before their exchange ended (or the input did)."""
 
 
 @dataclass(slots=True)
@@ -60,7 +64,7 @@ def sequence(
     """`streams` carries the agents' places over from an earlier read of the same input (a followed log
     read from an offset) and is updated as records pass."""
     streams = {} if streams is None else streams
-    for record in records:
+    for record in _counting_unpaired(records, streams, notes):
         stream = streams.setdefault(record.agent_id, _AgentStream())
         message = record.message
         if _resent(stream, message):
@@ -70,6 +74,18 @@ def sequence(
         _check_call_id(stream, message.kind, message.tool_call_id, message.starts_exchange, message.where)
         message = _identified(stream, message, notes, derive_ids)
         yield record if message is record.message else IngestRecord(record.agent_id, message)
+
+
+def _counting_unpaired(
+    records: Iterable[IngestRecord], streams: AgentStreams, notes: ReadNotes
+) -> Iterator[IngestRecord]:
+    """The records, counting the calls still open when a new exchange starts and at the end."""
+    for record in records:
+        stream = streams.get(record.agent_id)
+        if stream is not None and record.message.starts_exchange:
+            notes.unpaired_calls += len(stream.calls)
+        yield record
+    notes.unpaired_calls += sum(len(stream.calls) for stream in streams.values())
 
 
 def derive_missing_ids(records: Iterable[IngestRecord], notes: ReadNotes) -> Iterator[IngestRecord]:

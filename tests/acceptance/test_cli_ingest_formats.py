@@ -55,7 +55,7 @@ def context(env: dict[str, str], agent: str) -> list[dict[str, object]]:
 @pytest.mark.parametrize(
     ("fixture", "fmt", "agent", "count"),
     [
-        (CLAUDE_CODE / "compact_after_rewind.jsonl", "claude-code", "s1", 12),
+        (CLAUDE_CODE / "compact_after_rewind.jsonl", "claude-code", "s1", 13),  # 12 messages, 1 rewind marker
         (
             CLAUDE_CODE / "sidechain_integrated.jsonl",
             "claude-code",

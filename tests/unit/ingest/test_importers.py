@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from summarizer.domain.kinds import Kind
-from summarizer.ingest import IngestRecord, ReadOptions, Sidechains, iter_stream_records
+from summarizer.ingest import IngestRecord, ReadNotes, ReadOptions, Sidechains, iter_stream_records
 from tests.unit.ingest.helpers import failure, jsonl, parse
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -284,3 +284,64 @@ def test_a_timestamp_is_part_of_a_derived_id() -> None:
 
 def parse_with(text: str, fmt: str, options: ReadOptions) -> list[IngestRecord]:
     return list(iter_stream_records(io.BytesIO(text.encode()), "chat.jsonl", fmt, None, 1 << 20, options))
+
+
+def test_claude_code_a_rewind_is_marked_where_the_conversation_goes_back() -> None:
+    """The published transcript branches twice from `a1`: the second branch is preceded by a `rewind`
+    marker naming its parent, the abandoned first branch stays as it was."""
+    text = (FIXTURES / "claude_code" / "compact_after_rewind.jsonl").read_text(encoding="utf-8")
+    records = parse(text, "claude-code", agent=None)
+    shown = [(r.message.kind, r.message.content) for r in records[:7]]
+    assert shown == [
+        (Kind.USER, "Start"),
+        (Kind.ASSISTANT, "Ready"),
+        (Kind.USER, "First attempt"),
+        (Kind.ASSISTANT, "First answer"),
+        (Kind.REWIND, "continues from a1"),
+        (Kind.USER, "Second attempt"),
+        (Kind.ASSISTANT, "Second answer"),
+    ]
+    # After the compaction boundary the chain restarts: no rewind there.
+    assert [r.message.kind for r in records].count(Kind.REWIND) == 1
+
+
+def test_claude_code_a_slash_commands_expanded_prompt_is_the_users_request() -> None:
+    command = "<command-message>review is running</command-message>\n<command-name>/review</command-name>"
+    lines = jsonl(
+        _event("user", command, "c", parentUuid=None),
+        _event(
+            "user",
+            [{"type": "text", "text": "Review PR 42 for security issues."}],
+            "x",
+            isMeta=True,
+            parentUuid="c",
+        ),
+        _event("assistant", [{"type": "text", "text": "Looking at PR 42."}], "a", parentUuid="x"),
+        _event("user", "Caveat: injected", "m", isMeta=True, parentUuid="a"),
+    )
+    records = parse(lines, "claude-code", agent=None)
+    assert [(r.message.kind, r.message.content) for r in records] == [
+        (Kind.COMMAND, command),
+        (Kind.USER, "Review PR 42 for security issues."),
+        (Kind.ASSISTANT, "Looking at PR 42."),
+    ]
+
+
+def test_claude_code_skipped_sidechains_and_unanswered_calls_are_counted() -> None:
+    text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
+    notes = ReadNotes()
+    records = list(
+        iter_stream_records(io.BytesIO(text.encode()), "t", "claude-code", None, 1_000_000, notes=notes)
+    )
+    assert len(records) == 3
+    events = [json.loads(line) for line in text.splitlines() if line.strip()]
+    sub_agent = [e for e in events if e.get("isSidechain") is True and e.get("type") in ("user", "assistant")]
+    assert notes.sidechains_skipped == len(sub_agent) > 0
+    calls = jsonl(
+        _event("user", "go", "u1"),
+        _event("assistant", [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}], "a1"),
+        _event("user", "never mind", "u2"),
+    )
+    notes = ReadNotes()
+    list(iter_stream_records(io.BytesIO(calls.encode()), "t", "claude-code", None, 1_000_000, notes=notes))
+    assert notes.unpaired_calls == 1
