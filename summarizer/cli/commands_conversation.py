@@ -11,7 +11,17 @@ from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import history_json, history_text, message_json
 
-FORMATS = ("auto", "canonical", "openai", "anthropic", "responses", "sharegpt", "claude-code", "codex")
+FORMATS = (
+    "auto",
+    "canonical",
+    "openai",
+    "anthropic",
+    "responses",
+    "sharegpt",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+)
 
 
 @click.command()

@@ -17,7 +17,16 @@ from summarizer.domain.errors import SummarizerError
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
 
-IMPORTABLE = ("claude-code", "codex", "canonical", "openai", "anthropic", "responses", "sharegpt")
+IMPORTABLE = (
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "canonical",
+    "openai",
+    "anthropic",
+    "responses",
+    "sharegpt",
+)
 
 _KNOWN_BUT_NOT_IMPORTABLE: dict[str, str] = {}
 """First-line types of agent logs this version recognises but cannot import (none at present)."""
@@ -118,10 +127,9 @@ def _match_object(obj: Mapping[str, Any]) -> Detected | str:
     kind = obj.get("type")
     if isinstance(kind, str) and kind in _KNOWN_BUT_NOT_IMPORTABLE:
         return f"{_KNOWN_BUT_NOT_IMPORTABLE[kind]} (its first line has type {kind!r}), which cannot be imported yet"
-    if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
-        return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
-    if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):
-        return Detected("claude-code", f"Claude Code transcript events (type {kind!r} with a session id)")
+    log = _agent_log(obj, kind)
+    if log is not None:
+        return log
     if "kind" in obj and "content" in obj:
         return Detected("canonical", "canonical messages (kind and content)")
     if "conversations" in obj:
@@ -143,6 +151,17 @@ def _match_object(obj: Mapping[str, Any]) -> Detected | str:
         return f"Claude Code's event shape (type {kind!r}) without a session id"
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
     return f"an object with keys {keys or 'none'}, which no format uses"
+
+
+def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
+    """The coding agents' own logs: Codex rollouts, Gemini CLI sessions, Claude Code transcripts."""
+    if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
+        return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
+    if kind is None and "sessionId" in obj and ("projectHash" in obj or "startTime" in obj):
+        return Detected("gemini-cli", "a Gemini CLI session (sessionId and projectHash)")
+    if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):
+        return Detected("claude-code", f"Claude Code transcript events (type {kind!r} with a session id)")
+    return None
 
 
 def _chat_flavour(messages: list[Mapping[str, Any]]) -> str:

@@ -22,6 +22,8 @@ from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader, S
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
 from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
+from summarizer.ingest.gemini_cli import LAYOUT as GEMINI_LAYOUT
+from summarizer.ingest.gemini_cli import GeminiSession
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.openai_format import parse_openai
 from summarizer.ingest.problems import Problem
@@ -43,6 +45,7 @@ class InputFormat(StrEnum):
     SHAREGPT = "sharegpt"
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
+    GEMINI_CLI = "gemini-cli"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +181,29 @@ def _parsed(
         for item in iter_jsonl(reader, max_message_bytes):
             yield _parse_item(item, input_format, default_agent)[0]
         return
+    if input_format in _AGENT_LOGS:
+        yield from _agent_log(reader, input_format, default_agent, max_message_bytes, options, notes)
+        return
+    items = iter_chat_items(reader, max_message_bytes, _LAYOUTS[input_format])
+    if input_format is InputFormat.SHAREGPT:
+        for position, item in enumerate(items, start=1):
+            yield from _guarded(item, partial(_sharegpt, default_agent=default_agent, position=position))
+        return
+    yield from _with_system_prompt(items, input_format, default_agent)
+
+
+_AGENT_LOGS = frozenset({InputFormat.CLAUDE_CODE, InputFormat.CODEX, InputFormat.GEMINI_CLI})
+
+
+def _agent_log(
+    reader: LineReader,
+    input_format: InputFormat,
+    default_agent: str | None,
+    max_message_bytes: int,
+    options: ReadOptions,
+    notes: ReadNotes | None,
+) -> Iterator[IngestRecord]:
+    """The coding agents' own logs, each read by its stateful reader."""
     if input_format is InputFormat.CLAUDE_CODE:
         transcript = ClaudeCodeReader(default_agent, ClaudeCodeOptions(sidechains=options.sidechains))
         for item in iter_jsonl(reader, max_message_bytes):
@@ -191,12 +217,11 @@ def _parsed(
             yield from _guarded(item, lambda i: rollout.feed(i.value, i.where))
         yield from rollout.finish()
         return
-    items = iter_chat_items(reader, max_message_bytes, _LAYOUTS[input_format])
-    if input_format is InputFormat.SHAREGPT:
-        for position, item in enumerate(items, start=1):
-            yield from _guarded(item, partial(_sharegpt, default_agent=default_agent, position=position))
+    if input_format is InputFormat.GEMINI_CLI:
+        session = GeminiSession(default_agent)
+        for item in iter_chat_items(reader, max_message_bytes, GEMINI_LAYOUT):
+            yield from _guarded(item, session.feed)
         return
-    yield from _with_system_prompt(items, input_format, default_agent)
 
 
 def _sharegpt(item: Item, *, default_agent: str | None, position: int) -> list[IngestRecord]:

@@ -27,6 +27,7 @@ def test_parse_format_accepts_each_format_name() -> None:
             "ShareGPT",
             "claude-code",
             "Codex",
+            "gemini-cli",
         )
     ] == list(InputFormat)
 

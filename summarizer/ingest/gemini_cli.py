@@ -1,0 +1,125 @@
+"""Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json` or `.jsonl`), as the tool records them.
+
+A session is one JSON document `{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`, or the
+same as JSON Lines: a first line with the session's fields, then one message per line. A message is
+`{id, timestamp, type, content, toolCalls?, thoughts?, tokens?, model?}`: `user` messages are the user's
+turns; a `gemini` message is the model's text followed by the tool calls it made, each recorded with its
+result (`{id, name, args, result, status}`), so each becomes a `tool_call` and its `tool_result` (an
+`error` or `cancelled` status marks the result as an error); `info`, `warning` and `error` messages are
+the terminal's notices and are skipped, as are thoughts. The message `id` is the message id (parts get
+`#n`), its `timestamp` the time; the agent is the `sessionId` unless `--agent` names one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from summarizer.domain.kinds import Kind
+from summarizer.ingest.containers import Item, Layout
+from summarizer.ingest.drafts import Draft, finish
+from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
+from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.records import IngestRecord
+
+LAYOUT = Layout(array_keys=("messages",), system_key="sessionId")
+"""A whole-document session: its messages, with the session id handed over first as a `system` item."""
+MESSAGE_TYPES = frozenset({"user", "gemini", "info", "warning", "error"})
+NOTICE_TYPES = frozenset({"info", "warning", "error"})
+FAILED_STATUSES = frozenset({"error", "cancelled"})
+
+
+class GeminiSession:
+    def __init__(self, default_agent: str | None) -> None:
+        self.default_agent = default_agent
+        self.session: str | None = None
+
+    def feed(self, item: Item) -> list[IngestRecord]:
+        value = item.value
+        if item.system:
+            session = value.get("system")
+            self.session = session if isinstance(session, str) and session.strip() else self.session
+            return []
+        kind = value.get("type")
+        if kind is None and "sessionId" in value:  # the first line of the JSON Lines form
+            session = value.get("sessionId")
+            self.session = session if isinstance(session, str) and session.strip() else self.session
+            return []
+        if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
+            names = ", ".join(sorted(MESSAGE_TYPES))
+            raise Problem(
+                f"a message needs 'type' (one of: {names}), got {json_type(kind) if not isinstance(kind, str) else repr(kind)}"
+            )
+        reject_nul(value)
+        if kind in NOTICE_TYPES:
+            return []
+        drafts = [Draft(Kind.USER, _text(value.get("content")))] if kind == "user" else _model_turn(value)
+        return finish(drafts, self._extras(value), item.where)
+
+    def _extras(self, value: Mapping[str, Any]) -> Extras:
+        agent = self.default_agent or self.session
+        if agent is None:
+            raise Problem("no agent: the session has no sessionId; pass --agent")
+        created_at = read_created_at(value["timestamp"]) if value.get("timestamp") is not None else None
+        host_id = read_host_id(value["id"]) if value.get("id") is not None else None
+        return Extras(agent_id=agent, created_at=created_at, host_id=host_id, tokens=None)
+
+
+def _model_turn(value: Mapping[str, Any]) -> list[Draft]:
+    drafts: list[Draft] = []
+    text = _text(value.get("content"))
+    if text:
+        drafts.append(Draft(Kind.ASSISTANT, text))
+    calls = value.get("toolCalls") or []
+    if not isinstance(calls, list):
+        raise Problem(f"toolCalls must be an array, got {json_type(calls)}")
+    for index, call in enumerate(calls):
+        if not isinstance(call, Mapping):
+            raise Problem(f"toolCalls[{index}] must be an object, got {json_type(call)}")
+        call_id, name = call.get("id"), call.get("name")
+        if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
+            raise Problem(f"toolCalls[{index}] needs 'id' and 'name' as strings")
+        drafts.append(Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=call.get("args")))
+        failed = call.get("status") in FAILED_STATUSES
+        drafts.append(
+            Draft(Kind.TOOL_RESULT, _result_text(call.get("result")), tool_call_id=call_id, is_error=failed)
+        )
+    return drafts
+
+
+def _text(content: object) -> str:
+    """A message's content: a string, or parts whose `text` is joined (other parts stand in as their kind)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            out.append(part["text"])
+        elif isinstance(part, Mapping) and part:
+            out.append(f"[{next(iter(part))}]")
+    return "\n".join(out)
+
+
+def _result_text(result: object) -> str:
+    """A tool call's recorded result: the output of its function responses, else the parts as JSON."""
+    parts = result if isinstance(result, list) else [result] if result is not None else []
+    out = []
+    for part in parts:
+        response = part.get("functionResponse") if isinstance(part, Mapping) else None
+        body = response.get("response") if isinstance(response, Mapping) else None
+        if isinstance(body, Mapping) and ("output" in body or "error" in body):
+            found = body.get("output", body.get("error"))
+            out.append(found if isinstance(found, str) else json.dumps(found, ensure_ascii=False))
+        elif isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            out.append(part["text"])
+        elif part is not None:
+            out.append(json.dumps(part, ensure_ascii=False, sort_keys=True))
+    return "\n".join(out)
