@@ -3,7 +3,8 @@
 The summary is lossy by design; every exchange it left out is still stored. A search ranks the agent's
 exchanges (evicted or in the window) by the question's words (`domain/recall.py`) and returns a page of
 them, each with where it stands in the provenance ledger (summarized in which item, dropped why, waiting,
-in the window) and a snippet of its best matching messages. Front ends: `summarizer recall`,
+in the window) and a snippet of its best matching messages (credentials in it masked: a snippet is
+quoted into an agent's context). Front ends: `summarizer recall`,
 `GET /v1/agents/{id}/recall`, `Summarizer.recall`, the MCP tool `recall` and the operator's page.
 """
 
@@ -29,6 +30,7 @@ from summarizer.domain.recall import (
     rank_page,
     snippet,
 )
+from summarizer.domain.secrets import redact
 from summarizer.service.ledger import LedgerEntry, ledger_entries
 from summarizer.storage.port import RecallDetails, RecallStore
 
@@ -92,7 +94,11 @@ def _hit(ranked: Ranked, shown: RecallDetails, ledger: dict[int, LedgerEntry]) -
     title, started_at, ended_at = shown.exchanges[ranked.exchange_id]
     entry = ledger.get(ranked.exchange_id)
     snippets = tuple(
-        Snippet(seq, shown.messages[seq].kind.value, snippet(_searchable(shown.messages[seq]), ranked.terms))
+        Snippet(
+            seq,
+            shown.messages[seq].kind.value,
+            redact(snippet(_searchable(shown.messages[seq]), ranked.terms)),
+        )
         for seq in ranked.seqs[:SNIPPETS_PER_HIT]
         if seq in shown.messages
     )
@@ -101,7 +107,7 @@ def _hit(ranked: Ranked, shown: RecallDetails, ledger: dict[int, LedgerEntry]) -
         score=ranked.score,
         started_at=started_at,
         ended_at=ended_at,
-        title=title,
+        title=redact(title),
         state=entry.state if entry else "unknown",
         matched=ranked.terms,
         snippets=snippets,

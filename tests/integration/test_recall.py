@@ -170,3 +170,12 @@ def test_the_summary_a_host_sends_ends_with_the_pointer_to_recall(db: Database, 
     _recorded(db, settings)
     context = build_summarizer(settings, db).get_context(AGENT)
     assert context.summary.rstrip().endswith(RECALL_POINTER)
+
+
+def test_a_snippet_never_quotes_a_credential(db: Database, settings: Settings) -> None:
+    api = build_summarizer(settings, db)
+    key = "sk-ant-api03-" + "x" * 40
+    api.record_message(AGENT, "user", f"the deploy failed with key {key} rejected by the gateway")
+    hit = api.recall(AGENT, "deploy gateway").hits[0]
+    assert key not in hit.snippets[0].text
+    assert "gateway" in hit.snippets[0].text
