@@ -20,7 +20,7 @@ from summarizer.composition.follow import build_follower
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "claude-code", "codex", "canonical"]),
+    type=click.Choice(["auto", "claude-code", "codex", "gemini-cli", "canonical"]),
     default="auto",
     show_default=True,
     help="auto: each file's format detected from its first line.",
@@ -35,7 +35,8 @@ from summarizer.composition.follow import build_follower
 )
 @click.option("--once", is_flag=True, help="Record what is new in every file, then exit.")
 def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: str, once: bool) -> None:
-    """Follow agent log DIRECTORIES (default: ~/.claude/projects and ~/.codex/sessions, those that exist)
+    """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, those
+    that exist)
     and record each new line of their *.jsonl files as it is written.
 
     Each file's position is kept in the database with the messages it recorded, so a restart resumes
@@ -48,7 +49,7 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
     dirs = list(directories) or default_directories()
     if not dirs:
         raise click.UsageError(
-            "no directory to watch: give one (~/.claude/projects and ~/.codex/sessions do not exist)"
+            "no directory to watch: give one (~/.claude/projects, ~/.codex/sessions and ~/.gemini/tmp do not exist)"
         )
     settings = current_settings()
     follower = build_follower(settings, composition.open_database(settings), fmt=fmt, agent=agent_id, per=per)

@@ -27,12 +27,14 @@ from summarizer.domain.followed import FilePosition
 from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.codex import CodexRollout
+from summarizer.ingest.containers import Item
 from summarizer.ingest.detect import UndetectedFormat, detect
+from summarizer.ingest.gemini_cli import GeminiSession
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.sequencing import ReadNotes, sequence, streams_from_json, streams_json
 
-FOLLOWED_FORMATS = ("claude-code", "codex", "canonical")
+FOLLOWED_FORMATS = ("claude-code", "codex", "gemini-cli", "canonical")
 HEAD_BYTES = 4096
 MAX_LINES_PER_READ = 5000
 
@@ -59,18 +61,23 @@ class _LineParser(Protocol):
 
 
 class _Lines:
-    """Canonical lines, and Claude Code's (its reader's memory of the recent lines, for rewinds and
-    command expansions, is kept with the position)."""
+    """Canonical lines, Gemini CLI's session log (its session id kept with the position), and Claude
+    Code's (its reader's memory of the recent lines, for rewinds and command expansions, is kept too)."""
 
     def __init__(self, fmt: str, agent: str | None, kept: Mapping[str, Any]) -> None:
         self._fmt = fmt
         self._agent = agent
         self._claude = ClaudeCodeReader(agent, ClaudeCodeOptions())
         self._claude.resume(kept)
+        self._gemini = GeminiSession(agent)
+        session = kept.get("session")
+        self._gemini.session = session if isinstance(session, str) else None
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         if self._fmt == "claude-code":
             return self._claude.feed(obj, where)
+        if self._fmt == "gemini-cli":
+            return self._gemini.feed(Item(dict(obj), where))
         return [parse_canonical(obj, self._agent, where)]
 
     @property
@@ -78,6 +85,8 @@ class _Lines:
         return False
 
     def state(self) -> dict[str, Any]:
+        if self._fmt == "gemini-cli":
+            return {"session": self._gemini.session}
         return self._claude.state() if self._fmt == "claude-code" else {}
 
 
@@ -243,7 +252,7 @@ def _rest_of_line(stream: Any) -> int | None:
 
 
 def default_directories() -> list[Path]:
-    """Where the coding agents keep their logs, those that exist: Claude Code and Codex CLI."""
+    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI."""
     home = Path(os.path.expanduser("~"))
     codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
-    return [d for d in (home / ".claude" / "projects", codex) if d.is_dir()]
+    return [d for d in (home / ".claude" / "projects", codex, home / ".gemini" / "tmp") if d.is_dir()]

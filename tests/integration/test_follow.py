@@ -4,6 +4,7 @@ again without doubling, and the position moves only with the messages it covers.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,18 @@ def test_one_agent_per_project_directory(db: Database, settings: Settings, tmp_p
     assert {agent for agent, _, _ in _stored(db)} == {"-home-me-app"}
     with db.read() as conn:
         assert conn.execute(select(func.count()).select_from(messages)).scalar_one() > 0
+
+
+def test_a_gemini_cli_session_log_read_in_pieces(db: Database, settings: Settings, tmp_path: Path) -> None:
+    from tests.unit.ingest.test_gemini_cli import MESSAGES, META
+
+    data = "".join(json.dumps(x) + "\n" for x in [META, *MESSAGES]).encode()
+    whole = tmp_path / "whole.jsonl"
+    whole.write_bytes(data)
+    live = tmp_path / "session-live.jsonl"
+    live.write_bytes(b"")
+    follower = build_follower(settings, db)
+    for cut in (len(data) // 3, 2 * len(data) // 3, len(data)):
+        live.write_bytes(data[:cut])
+        follower.follow(live)
+    assert _stored(db) == _whole(whole, "gemini-cli")
