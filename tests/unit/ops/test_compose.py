@@ -30,7 +30,16 @@ def service(compose: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def test_the_fleet_services_are_all_there(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"postgres", "redis", "migrate", "worker", "beat", "flower", "api"}
+    assert set(compose["services"]) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "worker",
+        "beat",
+        "flower",
+        "api",
+        "mcp",
+    }
 
 
 def test_every_summarizer_service_runs_a_real_cli_command(compose: dict[str, Any]) -> None:
@@ -40,6 +49,7 @@ def test_every_summarizer_service_runs_a_real_cli_command(compose: dict[str, Any
         "beat": ["beat"],
         "flower": ["flower"],
         "api": ["serve"],
+        "mcp": ["mcp"],
     }
     for name, prefix in expected.items():
         command = service(compose, name)["command"]
