@@ -21,6 +21,7 @@ FORMATS = (
     "claude-code",
     "codex",
     "gemini-cli",
+    "swe-agent",
 )
 
 

@@ -157,6 +157,8 @@ def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
     """The coding agents' own logs: Codex rollouts, Gemini CLI sessions, Claude Code transcripts."""
     if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
         return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
+    if isinstance(obj.get("trajectory"), list) and isinstance(obj.get("history"), list):
+        return Detected("swe-agent", "a SWE-agent trajectory (trajectory and history)")
     if kind is None and "sessionId" in obj and ("projectHash" in obj or "startTime" in obj):
         return Detected("gemini-cli", "a Gemini CLI session (sessionId and projectHash)")
     if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):

@@ -31,6 +31,8 @@ from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.responses_format import parse_responses_instructions, parse_responses_item
 from summarizer.ingest.sequencing import ReadNotes, sequence
 from summarizer.ingest.sharegpt_format import parse_sharegpt
+from summarizer.ingest.swe_agent import LAYOUT as SWE_AGENT_LAYOUT
+from summarizer.ingest.swe_agent import Trajectory
 
 STDIN = "-"
 
@@ -46,6 +48,7 @@ class InputFormat(StrEnum):
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
     GEMINI_CLI = "gemini-cli"
+    SWE_AGENT = "swe-agent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +195,9 @@ def _parsed(
     yield from _with_system_prompt(items, input_format, default_agent)
 
 
-_AGENT_LOGS = frozenset({InputFormat.CLAUDE_CODE, InputFormat.CODEX, InputFormat.GEMINI_CLI})
+_AGENT_LOGS = frozenset(
+    {InputFormat.CLAUDE_CODE, InputFormat.CODEX, InputFormat.GEMINI_CLI, InputFormat.SWE_AGENT}
+)
 
 
 def _agent_log(
@@ -222,6 +227,10 @@ def _agent_log(
         for item in iter_chat_items(reader, max_message_bytes, GEMINI_LAYOUT):
             yield from _guarded(item, session.feed)
         return
+    if input_format is InputFormat.SWE_AGENT:
+        trajectory = Trajectory(default_agent, reader.label)
+        for item in iter_chat_items(reader, max_message_bytes, SWE_AGENT_LAYOUT):
+            yield from _guarded(item, trajectory.feed)
 
 
 def _sharegpt(item: Item, *, default_agent: str | None, position: int) -> list[IngestRecord]:

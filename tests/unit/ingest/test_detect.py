@@ -24,6 +24,8 @@ REAL = {
     "responses/weather_function_call.jsonl": "responses",
     "codex/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl": "codex",
     "codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl": "codex",
+    "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": "swe-agent",
+    "swe_agent/swe-agent__test-repo-i1.traj": "swe-agent",
 }
 
 

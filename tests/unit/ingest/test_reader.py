@@ -28,6 +28,7 @@ def test_parse_format_accepts_each_format_name() -> None:
             "claude-code",
             "Codex",
             "gemini-cli",
+            "swe-agent",
         )
     ] == list(InputFormat)
 
