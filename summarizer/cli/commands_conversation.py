@@ -22,6 +22,7 @@ FORMATS = (
     "codex",
     "gemini-cli",
     "swe-agent",
+    "openhands",
 )
 
 

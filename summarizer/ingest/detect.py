@@ -109,6 +109,8 @@ def _opening(text: str) -> Any:
 def _match(value: Any) -> Detected | str:
     if isinstance(value, list):
         first = value[0] if value else None
+        if isinstance(first, Mapping) and "source" in first and ("action" in first or "observation" in first):
+            return Detected("openhands", "an OpenHands event stream (source with action or observation)")
         if isinstance(first, Mapping) and ("from" in first or "value" in first):
             return Detected("sharegpt", "an array of ShareGPT turns")
         if isinstance(first, Mapping) and "conversations" in first:

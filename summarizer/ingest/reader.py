@@ -26,6 +26,8 @@ from summarizer.ingest.gemini_cli import LAYOUT as GEMINI_LAYOUT
 from summarizer.ingest.gemini_cli import GeminiSession
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.openai_format import parse_openai
+from summarizer.ingest.openhands import LAYOUT as OPENHANDS_LAYOUT
+from summarizer.ingest.openhands import OpenHandsEvents
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.responses_format import parse_responses_instructions, parse_responses_item
@@ -49,6 +51,7 @@ class InputFormat(StrEnum):
     CODEX = "codex"
     GEMINI_CLI = "gemini-cli"
     SWE_AGENT = "swe-agent"
+    OPENHANDS = "openhands"
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +199,13 @@ def _parsed(
 
 
 _AGENT_LOGS = frozenset(
-    {InputFormat.CLAUDE_CODE, InputFormat.CODEX, InputFormat.GEMINI_CLI, InputFormat.SWE_AGENT}
+    {
+        InputFormat.CLAUDE_CODE,
+        InputFormat.CODEX,
+        InputFormat.GEMINI_CLI,
+        InputFormat.SWE_AGENT,
+        InputFormat.OPENHANDS,
+    }
 )
 
 
@@ -231,6 +240,10 @@ def _agent_log(
         trajectory = Trajectory(default_agent, reader.label)
         for item in iter_chat_items(reader, max_message_bytes, SWE_AGENT_LAYOUT):
             yield from _guarded(item, trajectory.feed)
+    if input_format is InputFormat.OPENHANDS:
+        events = OpenHandsEvents(default_agent, reader.label)
+        for item in iter_chat_items(reader, max_message_bytes, OPENHANDS_LAYOUT):
+            yield from _guarded(item, events.feed)
 
 
 def _sharegpt(item: Item, *, default_agent: str | None, position: int) -> list[IngestRecord]:

@@ -26,6 +26,8 @@ REAL = {
     "codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl": "codex",
     "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": "swe-agent",
     "swe_agent/swe-agent__test-repo-i1.traj": "swe-agent",
+    "openhands/basic.json": "openhands",
+    "openhands/basic_interactions.json": "openhands",
 }
 
 

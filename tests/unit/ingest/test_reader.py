@@ -29,6 +29,7 @@ def test_parse_format_accepts_each_format_name() -> None:
             "Codex",
             "gemini-cli",
             "swe-agent",
+            "openhands",
         )
     ] == list(InputFormat)
 
