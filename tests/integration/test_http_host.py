@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from summarizer.api import NO_SUMMARY_YET
 from summarizer.composition import build_summarizer, build_update_service
 from summarizer.domain.errors import InvalidMessage
+from summarizer.engine.render import RECALL_POINTER
 from summarizer.ingest.reader import read_records
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
@@ -65,7 +66,7 @@ def test_record_then_read_context_summary_and_history(
     left = report["evicted_exchanges"]
     assert context["summary"] == (
         f"_No summary items yet: {left} exchange(s) left the context window: {left} waiting for the summary"
-        " worker._"
+        f" worker._\n\n{RECALL_POINTER}\n"
     )
     assert context["summary"] != NO_SUMMARY_YET
     assert context["summary_version"] is None
