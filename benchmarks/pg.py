@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,19 +18,31 @@ from summarizer.storage.sql.migrations import upgrade
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
+def admin_url() -> str:
+    return os.environ.get("SUMMARIZER_BENCH_DATABASE_URL", DEFAULT_ADMIN_URL)
+
+
+def database_url(name: str) -> str:
+    """The URL of database `name` on the benchmark server."""
+    return make_url(admin_url()).set(database=name).render_as_string(hide_password=False)
+
+
 @contextmanager
-def scratch_postgres(prefix: str = "summarizer_bench") -> Iterator[Database]:
-    admin_url = os.environ.get("SUMMARIZER_BENCH_DATABASE_URL", DEFAULT_ADMIN_URL)
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+def scratch_postgres(prefix: str = "summarizer_bench", *, keep: bool = False) -> Iterator[Database]:
+    """A new migrated database, dropped afterwards unless `keep` (then its name is printed)."""
+    admin = create_engine(admin_url(), isolation_level="AUTOCOMMIT")
     name = f"{prefix}_{secrets.token_hex(3)}"
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    db = connect_database(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
+    db = connect_database(database_url(name))
     try:
         upgrade(db)
         yield db
     finally:
         db.dispose()
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if keep:
+            print(f"kept database {name}", file=sys.stderr)
+        else:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()

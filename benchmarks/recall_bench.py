@@ -38,7 +38,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.pg import scratch_postgres
+from benchmarks.pg import database_url, scratch_postgres
 from benchmarks.retention_bench import WINDOW_TOKENS, Clock, Replay, conversation
 from benchmarks.retention_data import AGENT, FACTS
 from summarizer.composition import build_database
@@ -47,6 +47,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.service.recall import Recall
 from summarizer.settings import LLMChoice, Settings
+from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.conversation_store import SqlConversationStore
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
@@ -183,6 +184,8 @@ def _fill(db: Database, total: int) -> dict[int, str]:
     small = max(1, (total - sum(size for size, _ in plan)) // SIZES[0])
     plan.insert(0, (SIZES[0], small))
     sample: dict[int, str] = {}
+    with db.write() as conn:  # loaded without the index, which is built once afterwards (much faster)
+        conn.execute(text("DROP INDEX ix_messages_search"))
     for size, count in plan:
         prefix = f"bench-{size}-"
         sample[size] = f"{prefix}1"
@@ -207,6 +210,10 @@ def _fill(db: Database, total: int) -> dict[int, str]:
             conn.execute(text(_FILL_EXCHANGES), {"prefix": prefix, "size": size, "agents": count})
         print(f"  filled {count} agent(s) of {size:,} messages", file=sys.stderr, flush=True)
     with db.autocommit(write=True) as conn:
+        conn.execute(text("SET maintenance_work_mem = '1GB'"))
+        conn.execute(
+            text("CREATE INDEX ix_messages_search ON messages USING gin (agent_id, search_document)")
+        )
         conn.execute(text("VACUUM ANALYZE messages"))
         conn.execute(text("VACUUM ANALYZE exchanges"))
     return sample
@@ -223,31 +230,48 @@ def _questions(rng: random.Random, kind: str) -> str:
     return f"what did we decide about {word(0.0, 0.15)} and {word(0.85, 1.0)} {word(0.5, 0.8)}?"
 
 
-def latency(messages: int, queries: int) -> dict[str, object]:
-    with scratch_postgres("summarizer_recall_latency") as db:
+def latency(
+    messages: int, queries: int, *, keep: bool = False, reuse: str | None = None
+) -> dict[str, object]:
+    if reuse is not None:
+        db = connect_database(database_url(reuse))
+        try:
+            return _measure(db, _sample(db), 0.0, queries)
+        finally:
+            db.dispose()
+    with scratch_postgres("summarizer_recall_latency", keep=keep) as db:
         started = time.perf_counter()
         sample = _fill(db, messages)
-        fill_seconds = time.perf_counter() - started
-        with db.read() as conn:
-            stored = conn.execute(text("SELECT count(*) FROM messages")).scalar_one()
-            index_bytes = conn.execute(text("SELECT pg_relation_size('ix_messages_search')")).scalar_one()
-            column_bytes = conn.execute(
-                text("SELECT sum(pg_column_size(search_document)) FROM messages")
-            ).scalar_one()
-        recall = Recall(SqlRecallStore(db))
-        rng = random.Random(7)
-        figures: dict[str, object] = {}
-        for size, agent in sorted(sample.items()):
-            for kind in ("rare", "common", "mixed"):
-                times = _timed(partial(_ask, recall, agent, rng, kind), queries)
-                figures[f"{size}:{kind}"] = times
-        return {
-            "messages": stored,
-            "fill_seconds": round(fill_seconds, 1),
-            "index_bytes_per_message": round(index_bytes / stored, 1),
-            "tsvector_bytes_per_message": round(column_bytes / stored, 1),
-            "p50_p95_ms": figures,
-        }
+        return _measure(db, sample, time.perf_counter() - started, queries)
+
+
+def _sample(db: Database) -> dict[int, str]:
+    """An agent of each size in a database `latency --keep` filled."""
+    with db.read() as conn:
+        ids = conn.execute(text("SELECT id FROM agents WHERE id LIKE 'bench-%-1'")).scalars().all()
+    return {int(i.split("-")[1]): i for i in ids}
+
+
+def _measure(db: Database, sample: dict[int, str], fill_seconds: float, queries: int) -> dict[str, object]:
+    with db.read() as conn:
+        stored = conn.execute(text("SELECT count(*) FROM messages")).scalar_one()
+        index_bytes = conn.execute(text("SELECT pg_relation_size('ix_messages_search')")).scalar_one()
+        column_bytes = conn.execute(
+            text("SELECT sum(pg_column_size(search_document)) FROM messages")
+        ).scalar_one()
+    recall = Recall(SqlRecallStore(db))
+    rng = random.Random(7)
+    figures: dict[str, object] = {}
+    for size, agent in sorted(sample.items()):
+        for kind in ("rare", "common", "mixed"):
+            figures[f"{size}:{kind}"] = _timed(partial(_ask, recall, agent, rng, kind), queries)
+    return {
+        "messages": stored,
+        "fill_seconds": round(fill_seconds, 1),
+        "index_bytes_per_message": round(index_bytes / stored, 1),
+        "tsvector_bytes_per_message": round(column_bytes / stored, 1),
+        "p50_p95_ms": figures,
+    }
 
 
 def _ask(recall: Recall, agent: str, rng: random.Random, kind: str) -> object:
@@ -310,6 +334,8 @@ def main() -> None:
     lat = sub.add_parser("latency")
     lat.add_argument("--messages", type=int, default=100_000)
     lat.add_argument("--queries", type=int, default=200)
+    lat.add_argument("--keep", action="store_true", help="keep the filled database (its name is printed)")
+    lat.add_argument("--reuse", metavar="NAME", help="measure a database an earlier --keep run filled")
     rec = sub.add_parser("recording")
     rec.add_argument("--messages", type=int, default=200_000)
     args = parser.parse_args()
@@ -325,7 +351,7 @@ def main() -> None:
                 f"ago' ({figures['share_aged_out']} without): {verdict} the target {TARGET}"
             )
     elif args.part == "latency":
-        print(json.dumps(latency(args.messages, args.queries), indent=2))
+        print(json.dumps(latency(args.messages, args.queries, keep=args.keep, reuse=args.reuse), indent=2))
     else:
         print(json.dumps(recording(args.messages), indent=2))
 

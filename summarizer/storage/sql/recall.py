@@ -13,16 +13,15 @@ from summarizer.storage.sql.reading import load_summary, message_from_row
 from summarizer.storage.sql.schema import agents, exchange_drops, exchanges, messages
 from summarizer.storage.values import DropRecord, ProvenanceFacts, RecallDetails
 
-_PG_TERMS = """
-SELECT t.term, array_agg(h.exchange_id), array_agg(h.seq), array_agg(h.tokens)
-FROM unnest(CAST(:terms AS text[])) AS t(term)
-CROSS JOIN LATERAL (
-    SELECT m.exchange_id, m.seq, m.tokens FROM messages m
-    WHERE m.agent_id = :agent AND m.search_document @@ plainto_tsquery('english', t.term){filters}
-    LIMIT :cap
-) AS h
-GROUP BY t.term
-"""
+_PG_TERM = """(
+    SELECT {n} AS term, m.exchange_id, m.seq, m.tokens FROM messages m
+    WHERE m.agent_id = :agent AND m.search_document @@ plainto_tsquery('english', '{term}'){filters}
+    ORDER BY m.seq DESC LIMIT :cap
+)"""
+"""One word's newest matches. The word is written into the statement (it is letters and digits only,
+`domain/recall.query_terms`) so the planner sees it: a rare word is read through the GIN index, a word in
+much of the agent's history by walking the agent's messages newest first until `cap` of them match, so
+neither costs more as the history grows."""
 
 _SQLITE_TERM = """
 SELECT m.exchange_id, m.seq, m.tokens FROM message_search AS s
@@ -58,15 +57,28 @@ def term_hits(
         clauses += " AND m.kind IN (" + ", ".join(f":kind{n}" for n in range(len(filters.kinds))) + ")"
     hits: dict[str, list[tuple[int, int, int]]] = {t: [] for t in terms}
     if conn.dialect.name == "postgresql":
-        rows = conn.execute(text(_PG_TERMS.format(filters=clauses)), {**params, "terms": list(terms)})
-        for term, exchange_ids, seqs, tokens in rows:  # one row per word, its matches as arrays
-            hits[term] = [h for h in zip(exchange_ids, seqs, tokens, strict=True) if h[0] is not None]
+        branches = " UNION ALL ".join(
+            _PG_TERM.format(n=n, term=_literal(term), filters=clauses) for n, term in enumerate(terms)
+        )
+        grouped = (
+            "SELECT term, array_agg(exchange_id), array_agg(seq), array_agg(tokens) "
+            f"FROM ({branches}) AS h GROUP BY term"
+        )
+        for n, exchange_ids, seqs, tokens in conn.execute(text(grouped), params):  # a row per word
+            hits[terms[n]] = [h for h in zip(exchange_ids, seqs, tokens, strict=True) if h[0] is not None]
     else:
-        statement = text(_SQLITE_TERM.format(filters=clauses))
+        sqlite_term = text(_SQLITE_TERM.format(filters=clauses))
         for term in terms:
-            found = conn.execute(statement, {**params, "match": f'document : "{term}"'})
+            found = conn.execute(sqlite_term, {**params, "match": f'document : "{term}"'})
             hits[term] = [(x, seq, tokens) for x, seq, tokens in found if x is not None]  # not the preamble
     return TermHits(messages=count, hits=hits)
+
+
+def _literal(term: str) -> str:
+    """A question word as it goes into the statement: letters and digits only, checked again here."""
+    if not term or not all(c.isalnum() for c in term):
+        raise ValueError(f"not a search word: {term!r}")
+    return term
 
 
 def details(
