@@ -23,6 +23,7 @@ FORMATS = (
     "gemini-cli",
     "swe-agent",
     "openhands",
+    "opencode",
 )
 
 

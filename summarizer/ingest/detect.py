@@ -159,6 +159,11 @@ def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
     """The coding agents' own logs: Codex rollouts, Gemini CLI sessions, Claude Code transcripts."""
     if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
         return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
+    messages = obj.get("messages")
+    if isinstance(obj.get("info"), Mapping) and isinstance(messages, list):
+        first = messages[0] if messages else None
+        if first is None or (isinstance(first, Mapping) and "parts" in first and "info" in first):
+            return Detected("opencode", "an opencode session export (info and messages with parts)")
     if isinstance(obj.get("trajectory"), list) and isinstance(obj.get("history"), list):
         return Detected("swe-agent", "a SWE-agent trajectory (trajectory and history)")
     if kind is None and "sessionId" in obj and ("projectHash" in obj or "startTime" in obj):

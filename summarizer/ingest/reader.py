@@ -26,6 +26,8 @@ from summarizer.ingest.gemini_cli import LAYOUT as GEMINI_LAYOUT
 from summarizer.ingest.gemini_cli import GeminiSession
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.openai_format import parse_openai
+from summarizer.ingest.opencode import LAYOUT as OPENCODE_LAYOUT
+from summarizer.ingest.opencode import OpencodeSession
 from summarizer.ingest.openhands import LAYOUT as OPENHANDS_LAYOUT
 from summarizer.ingest.openhands import OpenHandsEvents
 from summarizer.ingest.problems import Problem
@@ -52,6 +54,7 @@ class InputFormat(StrEnum):
     GEMINI_CLI = "gemini-cli"
     SWE_AGENT = "swe-agent"
     OPENHANDS = "openhands"
+    OPENCODE = "opencode"
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +208,7 @@ _AGENT_LOGS = frozenset(
         InputFormat.GEMINI_CLI,
         InputFormat.SWE_AGENT,
         InputFormat.OPENHANDS,
+        InputFormat.OPENCODE,
     }
 )
 
@@ -231,19 +235,21 @@ def _agent_log(
             yield from _guarded(item, lambda i: rollout.feed(i.value, i.where))
         yield from rollout.finish()
         return
-    if input_format is InputFormat.GEMINI_CLI:
-        session = GeminiSession(default_agent)
-        for item in iter_chat_items(reader, max_message_bytes, GEMINI_LAYOUT):
-            yield from _guarded(item, session.feed)
-        return
-    if input_format is InputFormat.SWE_AGENT:
-        trajectory = Trajectory(default_agent, reader.label)
-        for item in iter_chat_items(reader, max_message_bytes, SWE_AGENT_LAYOUT):
-            yield from _guarded(item, trajectory.feed)
-    if input_format is InputFormat.OPENHANDS:
-        events = OpenHandsEvents(default_agent, reader.label)
-        for item in iter_chat_items(reader, max_message_bytes, OPENHANDS_LAYOUT):
-            yield from _guarded(item, events.feed)
+    layout, reader_of = _DOCUMENT_LOGS[input_format]
+    feed = reader_of(default_agent, reader.label)
+    for item in iter_chat_items(reader, max_message_bytes, layout):
+        yield from _guarded(item, feed)
+
+
+_DOCUMENT_LOGS: dict[
+    InputFormat, tuple[Layout, Callable[[str | None, str], Callable[[Item], list[IngestRecord]]]]
+] = {
+    InputFormat.GEMINI_CLI: (GEMINI_LAYOUT, lambda agent, _label: GeminiSession(agent).feed),
+    InputFormat.SWE_AGENT: (SWE_AGENT_LAYOUT, lambda agent, label: Trajectory(agent, label).feed),
+    InputFormat.OPENHANDS: (OPENHANDS_LAYOUT, lambda agent, label: OpenHandsEvents(agent, label).feed),
+    InputFormat.OPENCODE: (OPENCODE_LAYOUT, lambda agent, _label: OpencodeSession(agent).feed),
+}
+"""The agent logs saved as one document: the layout of their items and a reader of them (default agent, label)."""
 
 
 def _sharegpt(item: Item, *, default_agent: str | None, position: int) -> list[IngestRecord]:

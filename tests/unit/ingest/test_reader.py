@@ -30,6 +30,7 @@ def test_parse_format_accepts_each_format_name() -> None:
             "gemini-cli",
             "swe-agent",
             "openhands",
+            "opencode",
         )
     ] == list(InputFormat)
 
