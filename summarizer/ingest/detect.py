@@ -21,6 +21,9 @@ IMPORTABLE = (
     "claude-code",
     "codex",
     "gemini-cli",
+    "opencode",
+    "openhands",
+    "swe-agent",
     "canonical",
     "openai",
     "anthropic",
@@ -37,6 +40,9 @@ _CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "tu
 _RESPONSES_ITEM_TYPES = frozenset(
     {"function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output"}
 )
+
+
+_ANTHROPIC_BLOCK_TYPES = frozenset({"text", "image", "document", "tool_use", "tool_result", "thinking"})
 
 
 class UndetectedFormat(SummarizerError, ValueError):
@@ -136,6 +142,8 @@ def _match_object(obj: Mapping[str, Any]) -> Detected | str:
         return Detected("canonical", "canonical messages (kind and content)")
     if "conversations" in obj:
         return Detected("sharegpt", "ShareGPT conversations")
+    if kind == "message" and "role" in obj and _anthropic_response(obj):
+        return Detected("anthropic", "an Anthropic Messages response (type 'message' with content blocks)")
     if str(kind) in _RESPONSES_ITEM_TYPES or (kind == "message" and "role" in obj):
         return Detected("responses", f"OpenAI Responses items (type {kind!r})")
     if "input" in obj or "output" in obj or "instructions" in obj:
@@ -171,6 +179,19 @@ def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
     if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):
         return Detected("claude-code", f"Claude Code transcript events (type {kind!r} with a session id)")
     return None
+
+
+def _anthropic_response(obj: Mapping[str, Any]) -> bool:
+    """A Messages API response (`{id, type: "message", role, content, stop_reason, ...}`), told apart from a
+    Responses `message` item, whose blocks are typed `input_text` / `output_text` and which has no
+    `stop_reason`."""
+    if "stop_reason" in obj:
+        return True
+    content = obj.get("content")
+    if not isinstance(content, list) or not content:
+        return False
+    types = {b.get("type") for b in content if isinstance(b, Mapping)}
+    return bool(types) and types <= _ANTHROPIC_BLOCK_TYPES
 
 
 def _chat_flavour(messages: list[Mapping[str, Any]]) -> str:

@@ -79,3 +79,38 @@ def test_an_unterminated_last_line_is_a_log_still_being_written() -> None:
     with pytest.raises(InvalidMessage) as info:
         list(iter_stream_records(io.BytesIO(broken_inside), "bad.jsonl", "auto", "a", 1_000_000))
     assert "bad.jsonl:2" in str(info.value)  # a broken line that is not the last stays an error
+
+
+# The response example of Anthropic's Messages API reference (POST /v1/messages, a tool_use answer), and a
+# Responses `message` item as the OpenAI reference shows it: both have type "message" and a role.
+ANTHROPIC_RESPONSE = (
+    b'{"id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",'
+    b' "content": [{"type": "text", "text": "I will check the weather."}, {"type": "tool_use",'
+    b' "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather", "input": {"location": "Paris"}}],'
+    b' "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 472, "output_tokens": 89}}'
+)
+RESPONSES_MESSAGE = (
+    b'{"type": "message", "id": "msg_67b73f697ba4819183a15cc17d011509", "status": "completed",'
+    b' "role": "assistant", "content": [{"type": "output_text", "text": "Hi there.", "annotations": []}]}'
+)
+
+
+def test_an_anthropic_response_object_is_anthropic_and_a_responses_message_item_is_responses() -> None:
+    assert detect(ANTHROPIC_RESPONSE, "r.json").format == "anthropic"
+    assert detect(RESPONSES_MESSAGE, "m.json").format == "responses"
+    notes = ReadNotes()
+    records = list(
+        iter_stream_records(io.BytesIO(ANTHROPIC_RESPONSE), "r.json", "auto", "bot", 10**6, notes=notes)
+    )
+    assert [(r.message.kind.value, r.message.name) for r in records] == [
+        ("assistant", None),
+        ("tool_call", "get_weather"),
+    ]
+    assert notes.detected.startswith("anthropic")
+
+
+def test_a_refusal_names_every_importable_format() -> None:
+    with pytest.raises(UndetectedFormat) as info:
+        detect(b'{"foo": 1}', "x.json")
+    for name in ("claude-code", "codex", "gemini-cli", "opencode", "openhands", "swe-agent", "responses"):
+        assert name in str(info.value)
