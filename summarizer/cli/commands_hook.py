@@ -1,11 +1,14 @@
-"""`summarizer hook claude-code | codex`: memory for coding agents through their own hooks, no code.
+"""`summarizer hook claude-code | gemini-cli | codex`: memory for coding agents through their own hooks.
 
 Claude Code runs a hook command with the event's JSON on stdin. One command serves every event:
 `SessionStart` prints the tiered summary as `additionalContext` in the JSON the hooks spec defines (so
 the session starts knowing what earlier sessions did); `Stop`, `SubagentStop`, `PreCompact` and
 `SessionEnd` record what the transcript at `transcript_path` gained since the last time (the same
 followed-file positions as `summarizer watch`: nothing twice, nothing lost). Codex CLI's `notify`
-program gets a JSON argument after each turn; `hook codex` records that thread's rollout.
+program gets a JSON argument after each turn; `hook codex` records that thread's rollout. Gemini CLI's
+hooks send the same kind of event JSON as Claude Code's (`SessionStart` takes `additionalContext` too;
+`AfterAgent`, `PreCompress` and `SessionEnd` record its session file, a JSON document it rewrites in
+place, imported whole with the messages it already gave skipped by their ids).
 
 A hook never blocks the agent: a failure is one line on stderr and exit status 1 (Claude Code shows it and
 goes on), never 2.
@@ -24,6 +27,7 @@ import click
 from summarizer.cli.runtime import current_settings
 
 RECORDING_EVENTS = frozenset({"Stop", "SubagentStop", "PreCompact", "SessionEnd"})
+GEMINI_RECORDING_EVENTS = frozenset({"AfterAgent", "PreCompress", "SessionEnd"})
 MAX_EVENT_BYTES = 1 << 20
 CONTEXT_HEADING = "Memory of earlier work in this project (summarizer):"
 
@@ -66,7 +70,7 @@ def claude_code(per: str) -> None:
     path = Path(transcript) if isinstance(transcript, str) and transcript else None
     agent = _claude_agent(event, path, per)
     if name == "SessionStart":
-        _session_start(agent, path)
+        _session_start(agent, path, "claude-code")
     elif name in RECORDING_EVENTS:
         if path is None:
             _fail(f"{name}: the event has no transcript_path")
@@ -86,7 +90,7 @@ def _claude_agent(event: dict[str, Any], path: Path | None, per: str) -> str | N
     return session if isinstance(session, str) and session else None
 
 
-def _session_start(agent: str | None, path: Path | None) -> None:
+def _session_start(agent: str | None, path: Path | None, fmt: str) -> None:
     from summarizer import composition
 
     output: dict[str, Any] = {"hookEventName": "SessionStart"}
@@ -94,7 +98,7 @@ def _session_start(agent: str | None, path: Path | None) -> None:
         settings = current_settings()
         db = composition.open_database(settings)
         if path is not None and path.is_file():  # a resumed session: what it said before is recorded first
-            _follow(settings, db, path, "claude-code", agent)
+            _record_with(settings, db, path, fmt, agent)
         summarizer = composition.build_summarizer(settings, db)
         if summarizer.store.agent_exists(agent):
             text, _version = summarizer.summary_text(agent)
@@ -108,9 +112,27 @@ def _record(path: Path, fmt: str, agent: str | None) -> None:
     if not path.is_file():
         _fail(f"no transcript at {path}")
     settings = current_settings()
-    done = _follow(settings, composition.open_database(settings), path, fmt, agent)
-    if done.problem:
-        click.echo(f"summarizer hook: {done.problem}", err=True)
+    problem = _record_with(settings, composition.open_database(settings), path, fmt, agent)
+    if problem:
+        click.echo(f"summarizer hook: {problem}", err=True)
+
+
+def _record_with(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> str | None:
+    """Record what `path` gained: a log of lines is followed from its kept position; a JSON document (a
+    Gemini CLI session file, rewritten on every turn) is read whole and what is stored is skipped."""
+    if path.suffix != ".json":
+        problem: str | None = _follow(settings, db, path, fmt, agent).problem
+        return problem
+    from summarizer import composition
+    from summarizer.domain.errors import SummarizerError
+    from summarizer.ingest.reader import read_records
+
+    try:
+        records = read_records(path, fmt, agent, settings.max_message_bytes)
+    except SummarizerError as exc:
+        return str(exc)
+    composition.build_summarizer(settings, db).record_many([(r.agent_id, r.message) for r in records])
+    return None
 
 
 def _follow(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> Any:
@@ -143,3 +165,31 @@ def codex(payload: str | None, per: str) -> None:
     cwd = event.get("cwd")
     agent = Path(cwd).name if per == "project" and isinstance(cwd, str) and cwd else None
     _record(found[-1], "codex", agent)
+
+
+@hook.command("gemini-cli")
+@click.option(
+    "--per",
+    type=click.Choice(["project", "session"]),
+    default="project",
+    show_default=True,
+    help="project: one agent per working directory (memory across its sessions); session: per session.",
+)
+def gemini_cli(per: str) -> None:
+    """Handle one Gemini CLI hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
+    event = _event(sys.stdin.read(MAX_EVENT_BYTES + 1))
+    name = event.get("hook_event_name")
+    transcript = event.get("transcript_path")
+    path = Path(transcript) if isinstance(transcript, str) and transcript else None
+    cwd = event.get("cwd")
+    if per == "project" and isinstance(cwd, str) and cwd:
+        agent: str | None = "".join(c if c.isalnum() else "-" for c in cwd)
+    else:
+        session = event.get("session_id")
+        agent = session if isinstance(session, str) and session else None
+    if name == "SessionStart":
+        _session_start(agent, path, "gemini-cli")
+    elif name in GEMINI_RECORDING_EVENTS:
+        if path is None:
+            _fail(f"{name}: the event has no transcript_path")
+        _record(path, "gemini-cli", agent)

@@ -152,3 +152,45 @@ def test_the_claude_code_hook_records_on_stop_and_gives_the_summary_at_session_s
     broken = run_cli("hook", "claude-code", env=env, stdin="{not json")
     assert broken.returncode == 1  # never 2: a hook must not block the agent
     assert "not JSON" in broken.stderr
+
+
+def test_the_gemini_cli_hook_records_after_each_turn_and_gives_the_summary_at_session_start(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.unit.ingest.test_gemini_cli import MESSAGES, META
+
+    chats = tmp_path / "gemini" / "tmp" / str(META["projectHash"]) / "chats"
+    chats.mkdir(parents=True)
+    session = chats / "session-2025-10-18T14-57-f86f5318.json"
+    base = {"session_id": META["sessionId"], "transcript_path": str(session), "cwd": "/home/me/app"}
+
+    def gemini(event: dict[str, object]) -> subprocess.CompletedProcess[str]:
+        return run_cli("hook", "gemini-cli", env=env, stdin=json.dumps({**base, **event}))
+
+    started = gemini({"hook_event_name": "SessionStart", "source": "startup"})  # no session file yet
+    assert started.returncode == 0, started.stderr
+    assert json.loads(started.stdout) == {"hookSpecificOutput": {"hookEventName": "SessionStart"}}
+
+    # Gemini CLI rewrites the whole session document after each turn; each AfterAgent records what is new.
+    session.write_text(json.dumps({**META, "messages": MESSAGES[:2]}))
+    first = gemini({"hook_event_name": "AfterAgent", "prompt": "List the files here", "prompt_response": ""})
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == ""
+    assert _count(env) == 5  # the request, two calls and their results
+    session.write_text(json.dumps({**META, "messages": MESSAGES}))
+    second = gemini({"hook_event_name": "AfterAgent", "prompt": "", "prompt_response": "There is a README"})
+    assert second.returncode == 0, second.stderr
+    assert _count(env) == 6 == _distinct(env)  # the final answer added, nothing twice
+
+    assert run_cli("drain", env=env).returncode == 0
+    resumed = gemini({"hook_event_name": "SessionStart", "source": "resume"})
+    assert resumed.returncode == 0, resumed.stderr
+    output = json.loads(resumed.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "SessionStart"
+    assert "Memory of earlier work" in output["additionalContext"]
+
+    session.write_text('{"sessionId": "x", "messages": [{"type": "robot"}]}')
+    broken = gemini({"hook_event_name": "SessionEnd", "reason": "exit"})
+    assert broken.returncode == 0  # a bad file is reported, never blocks the CLI (exit 2 would)
+    assert "robot" in broken.stderr
+    assert _count(env) == 6
