@@ -13,13 +13,14 @@ importing a session file again, or after it has grown, stores only what is new.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.anthropic_format import parse_anthropic
+from summarizer.ingest.containers import Item
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
 from summarizer.ingest.problems import Problem, json_type
@@ -210,3 +211,40 @@ class ClaudeCodeReader:
             is_command = len(records) == 1 and records[0].message.kind is Kind.COMMAND
             self._command = uuid if is_command else None
         return out
+
+
+def in_prompt_order(items: Iterable[Item]) -> Iterator[Item]:
+    """A whole transcript's lines grouped by the prompt they answer, so each reply is filed in its own
+    exchange even where Claude Code wrote it after a later prompt (a reply finishing after the user typed
+    again, a branch continued after another): every line joins the block of its nearest ancestor (by
+    `parentUuid`) that is a prompt, and the blocks come in the order of their prompts, each in line order.
+    A line with no known ancestor (bookkeeping, a compaction boundary, a parent in another file) stays in
+    the block of the latest prompt before it. A transcript already in that order comes out unchanged."""
+    blocks: list[list[Item]] = [[]]
+    block_of: dict[str, int] = {}
+    for item in items:
+        obj = item.value
+        uuid, parent = obj.get("uuid"), obj.get("parentUuid")
+        if _opens_block(obj):
+            blocks.append([])
+            block = len(blocks) - 1
+        else:
+            block = block_of.get(parent, len(blocks) - 1) if isinstance(parent, str) else len(blocks) - 1
+        blocks[block].append(item)
+        if isinstance(uuid, str):
+            block_of[uuid] = block
+    for block_items in blocks:
+        yield from block_items
+
+
+def _opens_block(obj: Mapping[str, Any]) -> bool:
+    """A prompt the user typed (or a command they ran): a main-chain user line that answers no tool call."""
+    if obj.get("type") != "user" or obj.get("isSidechain") is True or obj.get("isMeta") is True:
+        return False
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and not any(
+        isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content
+    )

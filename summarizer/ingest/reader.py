@@ -18,7 +18,7 @@ from typing import BinaryIO, cast
 from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader, Sidechains
+from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader, Sidechains, in_prompt_order
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
 from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
@@ -224,7 +224,7 @@ def _agent_log(
     """The coding agents' own logs, each read by its stateful reader."""
     if input_format is InputFormat.CLAUDE_CODE:
         transcript = ClaudeCodeReader(default_agent, ClaudeCodeOptions(sidechains=options.sidechains))
-        for item in iter_jsonl(reader, max_message_bytes):
+        for item in in_prompt_order(iter_jsonl(reader, max_message_bytes)):
             yield from _guarded(item, lambda i: transcript.feed(i.value, i.where))
         if notes is not None:
             notes.sidechains_skipped += transcript.sidechains_skipped

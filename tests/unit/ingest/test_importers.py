@@ -345,3 +345,47 @@ def test_claude_code_skipped_sidechains_and_unanswered_calls_are_counted() -> No
     notes = ReadNotes()
     list(iter_stream_records(io.BytesIO(calls.encode()), "t", "claude-code", None, 1_000_000, notes=notes))
     assert notes.unpaired_calls == 1
+
+
+def test_claude_code_a_reply_written_after_a_later_prompt_is_filed_with_its_own_prompt() -> None:
+    """Lines of two branches interleaved: the reply to the first prompt, its tool result and its final
+    answer were written after the second prompt. Each is filed by its `parentUuid` in its own exchange;
+    the second prompt's time is raised to the reply's and counted."""
+    call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make test"}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    lines = jsonl(
+        _event("user", "Run the tests", "u1", parentUuid=None, timestamp="2025-01-01T10:00:00Z"),
+        _event("assistant", [call], "a1", parentUuid="u1", timestamp="2025-01-01T10:00:01Z"),
+        _event("user", "Also lint it", "u2", parentUuid="a1", timestamp="2025-01-01T10:00:02Z"),
+        _event("user", [result], "r1", parentUuid="a1", timestamp="2025-01-01T10:00:03Z"),
+        _event("assistant", [{"type": "text", "text": "Tests pass."}], "f1", parentUuid="r1"),
+        _event("assistant", [{"type": "text", "text": "Lint is clean."}], "f2", parentUuid="u2"),
+    )
+    notes = ReadNotes()
+    records = list(
+        iter_stream_records(io.BytesIO(lines.encode()), "s.jsonl", "claude-code", None, 1 << 20, notes=notes)
+    )
+    shown = [(r.message.kind, r.message.content or r.message.tool_call_id) for r in records]
+    assert shown == [
+        (Kind.USER, "Run the tests"),
+        (Kind.TOOL_CALL, "t1"),
+        (Kind.TOOL_RESULT, "ok"),
+        (Kind.ASSISTANT, "Tests pass."),
+        (Kind.REWIND, "continues from a1"),
+        (Kind.USER, "Also lint it"),
+        (Kind.ASSISTANT, "Lint is clean."),
+    ]
+    assert notes.unpaired_calls == 0
+
+
+def test_claude_code_a_transcript_in_order_is_read_in_line_order() -> None:
+    for name in ("compact_after_rewind.jsonl", "sidechain_integrated.jsonl"):
+        text = (FIXTURES / "claude_code" / name).read_text(encoding="utf-8")
+        in_order = [json.loads(line)["uuid"] for line in text.splitlines() if '"uuid"' in line]
+        records = parse_with(text, "claude-code", ReadOptions(sidechains=Sidechains.AGENT))
+        ids = [
+            r.message.host_id.split("#")[0]
+            for r in records
+            if r.message.host_id and "~" not in r.message.host_id
+        ]
+        assert ids == [u for u in in_order if u in set(ids)]
