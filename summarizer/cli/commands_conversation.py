@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import click
 
 from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import history_json, history_text, message_json
+
+if TYPE_CHECKING:
+    from summarizer.ingest import ReadNotes
 
 FORMATS = (
     "auto",
@@ -24,11 +28,12 @@ FORMATS = (
     "swe-agent",
     "openhands",
     "opencode",
+    "cline",
 )
 
 
 @click.command()
-@click.argument("source", type=click.Path(allow_dash=True, dir_okay=False))
+@click.argument("sources", nargs=-1, required=True, type=click.Path(allow_dash=True, dir_okay=False))
 @click.option("--agent", "agent_id", type=AGENT_ID, help="Agent id for lines that name none.")
 @click.option(
     "--format",
@@ -36,7 +41,7 @@ FORMATS = (
     type=click.Choice(FORMATS),
     default="auto",
     show_default=True,
-    help="auto: detected from the content (the report says which).",
+    help="auto: detected from each file's content (the report says which).",
 )
 @click.option(
     "--strict-time",
@@ -50,49 +55,62 @@ FORMATS = (
     show_default=True,
     help="claude-code: leave sub-agent events out, or keep them as agent AGENT/sidechain-ID.",
 )
-def ingest(source: str, agent_id: str | None, fmt: str, strict_time: bool, sidechains: str) -> None:
-    """Record messages from a JSON Lines FILE (or - for stdin), all or nothing.
+def ingest(
+    sources: tuple[str, ...], agent_id: str | None, fmt: str, strict_time: bool, sidechains: str
+) -> None:
+    """Record messages from FILES (JSON Lines or JSON; - for stdin), all or nothing.
 
-    The first bad line stops the run with FILE:LINE: reason and exit status 2; nothing is stored. An
-    unterminated last line that is not JSON yet (a log still being written) is skipped and counted. A run
-    that finds no message at all says so and exits 1.
+    Every file is read before anything is stored: the first bad line stops the run with FILE:LINE: reason
+    and exit status 2, and nothing is stored. An unterminated last line that is not JSON yet (a log still
+    being written) is skipped and counted. A file with no message is named; a run that finds no message
+    at all exits 1.
     """
     from summarizer.ingest import ReadNotes, ReadOptions, Sidechains
     from summarizer.ingest.reader import read_records
 
     rt = open_runtime()
-    notes = ReadNotes()
     options = ReadOptions(strict_time=strict_time, sidechains=Sidechains(sidechains))
-    parsed = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
+    parsed = []
+    clamped = 0
+    for source in sources:
+        notes = ReadNotes()
+        records = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
+        _report_read(source, len(sources) > 1, notes, fmt, found=bool(records))
+        clamped += notes.clamped_times
+        parsed.extend(records)
+    if not parsed:
+        raise SystemExit(1)
     report = rt.summarizer.record_many([(r.agent_id, r.message) for r in parsed])
-    clamped = (
-        f"; {notes.clamped_times} timestamp(s) raised to the previous message's"
-        if notes.clamped_times
-        else ""
+    raised = f"; {clamped} timestamp(s) raised to the previous message's" if clamped else ""
+    click.echo(
+        f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
+        f"evicted {report.evicted_exchanges} exchange(s); agents: {len(report.agents)}; "
+        f"summary updates queued for: {', '.join(report.queued_agents) or 'none'}{raised}"
     )
+
+
+def _report_read(source: str, several: bool, notes: ReadNotes, fmt: str, *, found: bool) -> None:
+    """What reading one file found beyond its messages (prefixed with the file's name when there are several)."""
+    head = f"{source}: " if several else ""
     if notes.detected:
-        click.echo(f"format: {notes.detected}")
+        click.echo(f"{head}format: {notes.detected}")
     if notes.partial_lines:
-        click.echo("skipped an unterminated last line that is not JSON yet (a log still being written)")
+        click.echo(
+            f"{head}skipped an unterminated last line that is not JSON yet (a log still being written)"
+        )
     if notes.sidechains_skipped:
         click.echo(
-            f"skipped {notes.sidechains_skipped} sub-agent (sidechain) event(s); --sidechains agent keeps them"
+            f"{head}skipped {notes.sidechains_skipped} sub-agent (sidechain) event(s); --sidechains agent keeps them"
         )
     if notes.unpaired_calls:
-        click.echo(f"{notes.unpaired_calls} tool call(s) got no result in the input")
-    if not parsed:
+        click.echo(f"{head}{notes.unpaired_calls} tool call(s) got no result in the input")
+    if not found:
         hint = (
             " (sub-agent events are skipped: --sidechains agent keeps them)"
             if fmt == "claude-code" or notes.detected.startswith("claude-code")
             else ""
         )
-        click.echo(f"error: no message found in {source}{hint}; nothing stored", err=True)
-        raise SystemExit(1)
-    click.echo(
-        f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
-        f"evicted {report.evicted_exchanges} exchange(s); agents: {len(report.agents)}; "
-        f"summary updates queued for: {', '.join(report.queued_agents) or 'none'}{clamped}"
-    )
+        click.echo(f"error: no message found in {source}{hint}; nothing stored from it", err=True)
 
 
 @click.command()

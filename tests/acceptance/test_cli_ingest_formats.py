@@ -178,3 +178,37 @@ def test_flower_on_a_busy_port_says_so_in_one_line(env: dict[str, str]) -> None:
         f"Error: cannot listen on 127.0.0.1:{port}: already in use (choose another with --port)"
     )
     assert "Traceback" not in result.stderr
+
+
+def test_several_files_are_read_before_anything_is_stored(env: dict[str, str], tmp_path: Path) -> None:
+    codex = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))
+    swe = FIXTURES / "swe_agent" / "swe-agent__test-repo-i1.traj"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(_canonical() + '{"kind": "user"}\n', encoding="utf-8")
+    refused = run_cli("ingest", *map(str, codex), str(bad), env=env)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"{bad}:2: ")
+    assert stored(env) == 0  # the good files before it were not stored either
+
+    empty = tmp_path / "sub-agents-only.jsonl"
+    empty.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "sessionId": "s",
+                "uuid": "x",
+                "isSidechain": True,
+                "message": {"role": "user", "content": "hi"},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    result = run_cli("ingest", *map(str, codex), str(swe), str(empty), env=env)
+    assert result.returncode == 0, result.stderr
+    for path, fmt in [(codex[0], "codex"), (codex[1], "codex"), (swe, "swe-agent"), (empty, "claude-code")]:
+        assert f"{path}: format: {fmt} (" in result.stdout
+    assert f"{empty}: skipped 1 sub-agent (sidechain) event(s)" in result.stdout
+    assert f"error: no message found in {empty} (sub-agent events are skipped" in result.stderr
+    assert "agents: 3;" in result.stdout
+    assert stored(env) > 0
