@@ -28,6 +28,10 @@ REAL = {
     "swe_agent/swe-agent__test-repo-i1.traj": "swe-agent",
     "openhands/basic.json": "openhands",
     "openhands/basic_interactions.json": "openhands",
+    "gemini_cli/gemini-cli-pomodoro-timer.json": "gemini-cli",
+    "gemini_cli/control_pro_run4_abandoned.json": "gemini-cli",
+    "opencode/session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json": "opencode",
+    "opencode/session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json": "opencode",
 }
 
 

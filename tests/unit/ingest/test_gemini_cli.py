@@ -1,5 +1,6 @@
 """Gemini CLI sessions, in both layouts the tool writes (one JSON document, or JSON Lines), built after the
-session record of google-gemini/gemini-cli's chat recording (no licensed real session file is bundled)."""
+session record of google-gemini/gemini-cli's chat recording. The real session files (one-document layout
+only) are tested in test_gemini_cli_fixtures.py."""
 
 from __future__ import annotations
 

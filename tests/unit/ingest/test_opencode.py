@@ -1,5 +1,5 @@
-"""opencode session exports (`opencode export SESSION`), built after the export's message and part shapes
-(no licensed real export is bundled)."""
+"""opencode session exports (`opencode export SESSION`), built after the export's message and part shapes.
+The real exports are tested in test_opencode_fixtures.py."""
 
 from __future__ import annotations
 
