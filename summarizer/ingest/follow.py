@@ -70,8 +70,7 @@ class _Lines:
         self._claude = ClaudeCodeReader(agent, ClaudeCodeOptions())
         self._claude.resume(kept)
         self._gemini = GeminiSession(agent)
-        session = kept.get("session")
-        self._gemini.session = session if isinstance(session, str) else None
+        self._gemini.resume(kept)
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         if self._fmt == "claude-code":
@@ -86,7 +85,7 @@ class _Lines:
 
     def state(self) -> dict[str, Any]:
         if self._fmt == "gemini-cli":
-            return {"session": self._gemini.session}
+            return self._gemini.state()
         return self._claude.state() if self._fmt == "claude-code" else {}
 
 

@@ -99,7 +99,11 @@ def test_a_whole_session_document_is_detected_and_imported() -> None:
     assert _shown(records) == EXPECTED
     assert {r.agent_id for r in records} == {META["sessionId"]}
     assert records[1].message.input == {"path": "/home/me/app"}
-    assert [r.message.host_id for r in records[:3]] == ["m1", "m2#1", "m2#2"]
+    assert [r.message.host_id for r in records[:3]] == [
+        "m1",
+        "m2#list_directory-1",
+        "m2#list_directory-1#result",
+    ]
     assert str(records[0].message.created_at) == "2025-10-18 14:57:28.974000+00:00"
 
 
@@ -115,3 +119,60 @@ def test_a_message_of_an_unknown_type_is_refused_with_its_place() -> None:
     assert "'type' (one of: error, gemini, info, user, warning), got 'robot'" in str(
         failure(json.dumps(bad), "gemini-cli", agent=None)
     )
+
+
+def _versions() -> list[dict[str, Any]]:
+    """The JSON Lines log Gemini CLI 0.39+ writes for MESSAGES (its chatRecordingService appends a message
+    again whenever it changes, a `$set` after each message, and `$rewindTo` on a rewind)."""
+    user, model, _notice, answer = MESSAGES
+    calls = model["toolCalls"]
+    running = {**calls[0], "status": "executing", "result": None}
+    return [
+        {**META, "kind": "main"},
+        user,
+        {"$set": {"lastUpdated": "2025-10-18T14:57:29Z"}},
+        {**model, "toolCalls": [running], "tokens": None},  # the first call, still running
+        {**model, "toolCalls": [calls[0]], "tokens": None},  # its result arrives
+        {**model, "toolCalls": calls},  # the second call, done, and the tokens
+        {"$set": {"lastUpdated": "2025-10-18T14:57:37Z", "messages": []}},
+        answer,
+    ]
+
+
+def test_the_json_lines_log_records_each_part_of_a_growing_message_once() -> None:
+    text = "".join(json.dumps(x) + "\n" for x in _versions())
+    records, notes = _read(text.encode())
+    assert notes.detected.startswith("gemini-cli")
+    assert _shown(records) == EXPECTED
+    assert notes.unpaired_calls == 0
+    assert len({r.message.host_id for r in records}) == len(records)
+
+
+def test_a_rewind_in_the_log_is_a_marker_and_what_came_before_stays() -> None:
+    lines = [
+        *_versions(),
+        {"$rewindTo": "m4"},
+        {"id": "m5", "timestamp": "2025-10-18T14:59:00Z", "type": "user", "content": "Only src"},
+    ]
+    records, _ = _read("".join(json.dumps(x) + "\n" for x in lines).encode())
+    assert _shown(records)[: len(EXPECTED)] == EXPECTED
+    assert [(r.message.kind, r.message.content) for r in records[len(EXPECTED) :]] == [
+        (Kind.REWIND, "rewound to before m4"),
+        (Kind.USER, "Only src"),
+    ]
+    assert records[len(EXPECTED)].message.created_at == records[len(EXPECTED) - 1].message.created_at
+
+
+def test_a_followed_log_resumes_a_growing_message_where_it_stopped(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from summarizer.ingest.follow import read_new
+
+    path = Path(tmp_path) / "session-2025-10-18T14-57-f86f5318.jsonl"
+    lines = [json.dumps(x) + "\n" for x in _versions()]
+    path.write_text("".join(lines[:4]))
+    first = read_new(path, None, max_bytes=1 << 20)
+    with path.open("a") as out:
+        out.write("".join(lines[4:]))
+    second = read_new(path, first.position, max_bytes=1 << 20)
+    assert _shown(first.records + second.records) == EXPECTED

@@ -71,7 +71,7 @@ def test_the_pomodoro_session_imports_with_the_counts_its_file_holds() -> None:
     call = next(r.message for r in records if r.message.kind is Kind.TOOL_CALL)
     assert (call.tool_call_id, call.name) == ("write_file-1761077079637-de5db03a65079", "write_file")
     assert call.input["file_path"] == "/Users/yoavfarhi/dev/pomodoro/gemini/index.html"
-    assert call.host_id == "e5679916-ec14-4bec-a6a3-53cf2b0e601b#2"  # after the message's text (#1)
+    assert call.host_id == "e5679916-ec14-4bec-a6a3-53cf2b0e601b#write_file-1761077079637-de5db03a65079"
 
 
 def test_the_benchmark_session_imports_with_the_counts_its_file_holds() -> None:
