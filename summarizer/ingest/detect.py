@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.domain.errors import SummarizerError
+from summarizer.ingest.cline import looks_like_cline
 
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
@@ -24,6 +25,7 @@ IMPORTABLE = (
     "opencode",
     "openhands",
     "swe-agent",
+    "cline",
     "canonical",
     "openai",
     "anthropic",
@@ -121,6 +123,8 @@ def _match(value: Any) -> Detected | str:
             return Detected("sharegpt", "an array of ShareGPT turns")
         if isinstance(first, Mapping) and "conversations" in first:
             return Detected("sharegpt", "an array of ShareGPT conversations")
+        if isinstance(first, Mapping) and "role" in first and looks_like_cline(value):
+            return Detected("cline", "a Cline task history (<task>, <environment_details>, Result: texts)")
         if isinstance(first, Mapping) and "role" in first:
             return Detected(
                 _chat_flavour([m for m in value if isinstance(m, Mapping)]), "an array of chat messages"

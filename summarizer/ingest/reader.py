@@ -19,6 +19,8 @@ from summarizer.domain.errors import InvalidMessage, SummarizerError
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader, Sidechains, in_prompt_order
+from summarizer.ingest.cline import LAYOUT as CLINE_LAYOUT
+from summarizer.ingest.cline import ClineTask
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
 from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
@@ -55,6 +57,7 @@ class InputFormat(StrEnum):
     SWE_AGENT = "swe-agent"
     OPENHANDS = "openhands"
     OPENCODE = "opencode"
+    CLINE = "cline"
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +212,7 @@ _AGENT_LOGS = frozenset(
         InputFormat.SWE_AGENT,
         InputFormat.OPENHANDS,
         InputFormat.OPENCODE,
+        InputFormat.CLINE,
     }
 )
 
@@ -248,6 +252,7 @@ _DOCUMENT_LOGS: dict[
     InputFormat.SWE_AGENT: (SWE_AGENT_LAYOUT, lambda agent, label: Trajectory(agent, label).feed),
     InputFormat.OPENHANDS: (OPENHANDS_LAYOUT, lambda agent, label: OpenHandsEvents(agent, label).feed),
     InputFormat.OPENCODE: (OPENCODE_LAYOUT, lambda agent, _label: OpencodeSession(agent).feed),
+    InputFormat.CLINE: (CLINE_LAYOUT, lambda agent, label: ClineTask(agent, label).feed),
 }
 """The agent logs saved as one document: the layout of their items and a reader of them (default agent, label)."""
 

@@ -116,5 +116,14 @@ def test_an_anthropic_response_object_is_anthropic_and_a_responses_message_item_
 def test_a_refusal_names_every_importable_format() -> None:
     with pytest.raises(UndetectedFormat) as info:
         detect(b'{"foo": 1}', "x.json")
-    for name in ("claude-code", "codex", "gemini-cli", "opencode", "openhands", "swe-agent", "responses"):
+    for name in (
+        "claude-code",
+        "codex",
+        "gemini-cli",
+        "opencode",
+        "openhands",
+        "swe-agent",
+        "cline",
+        "responses",
+    ):
         assert name in str(info.value)

@@ -31,6 +31,7 @@ def test_parse_format_accepts_each_format_name() -> None:
             "swe-agent",
             "openhands",
             "opencode",
+            "Cline",
         )
     ] == list(InputFormat)
 

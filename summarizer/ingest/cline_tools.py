@@ -1,0 +1,162 @@
+"""Reading Cline's tool use out of its text: the XML tool tags of its classic mode and the result headers.
+
+In its classic mode Cline's model calls a tool by writing it into its answer as XML, one tag per tool with
+one tag per parameter (`<read_file>\\n<path>src/a.ts</path>\\n</read_file>`); Cline answers in the next user
+message with text that opens with a header naming the tool (`[read_file for 'src/a.ts'] Result:`). With
+native tool calls the calls are `tool_use` blocks, but the results still come back as such headed text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KNOWN_TOOLS = frozenset(
+    {
+        "read_file",
+        "write_to_file",
+        "replace_in_file",
+        "search_files",
+        "list_files",
+        "list_code_definition_names",
+        "execute_command",
+        "browser_action",
+        "use_mcp_tool",
+        "access_mcp_resource",
+        "ask_followup_question",
+        "attempt_completion",
+        "new_task",
+        "plan_mode_respond",
+        "load_mcp_documentation",
+        "web_fetch",
+    }
+)
+NOT_TOOLS = frozenset(
+    {
+        "thinking",
+        "task",
+        "feedback",
+        "answer",
+        "user_message",
+        "environment_details",
+        "file_content",
+        "final_file_content",
+        "error",
+        "explicit_instructions",
+        "task_progress",
+    }
+)
+"""Tags Cline and its model write around text that are never tool calls, even with tags nested inside."""
+
+_TAG = re.compile(r"<([a-z][a-z0-9_]*)>")
+_SPACE = re.compile(r"\s*")
+_ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)\s*", re.DOTALL)
+_RESULT_HEADER = re.compile(r"\s*\[([A-Za-z0-9_.:-]+)(?: for [^\n]*?)?\] Result:[ \t]*\n?")
+_NOT_EXECUTED = re.compile(r"\s*Tool \[([A-Za-z0-9_.:-]+)\] was not executed because")
+_ERROR_LINE = re.compile(r"^\s*\[ERROR\]", re.MULTILINE)
+_WORDS = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_NOTICES = (
+    "[TASK RESUMPTION]",
+    "[ERROR]",
+    "[NOTE]",
+    "[Continue assisting",
+    "(The user did not provide a new message",
+    "# task_progress",
+    "# TODO LIST UPDATE REQUIRED",
+    "The user has provided feedback on the results",
+)
+"""How the texts Cline adds on its own begin (reminders, nags, resumption notes): not a user's turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTag:
+    name: str
+    params: dict[str, str]
+
+
+def split_tool_tags(text: str) -> list[str | ToolTag]:
+    """An assistant text as its prose and its tool tags, in order. A tag is a known tool name, or any
+    other name whose body opens with a parameter tag; one left unclosed (a reply cut off mid-call) stays
+    prose, since Cline never ran it."""
+    pieces: list[str | ToolTag] = []
+    kept = pos = 0
+    while (found := _TAG.search(text, pos)) is not None:
+        name = found.group(1)
+        if name in NOT_TOOLS:
+            close = text.find(f"</{name}>", found.end())
+            pos = found.end() if close < 0 else close + len(name) + 3
+            continue
+        parsed = _tool_body(text, found.end(), name)
+        if parsed is None or (name not in KNOWN_TOOLS and not parsed[0]):
+            pos = found.end()
+            continue
+        pieces.extend([text[kept : found.start()].strip(), ToolTag(name, parsed[0])])
+        kept = pos = parsed[1]
+    pieces.append(text[kept:].strip())
+    return [piece for piece in pieces if piece]
+
+
+def _tool_body(text: str, pos: int, name: str) -> tuple[dict[str, str], int] | None:
+    """The parameters of the tool tag whose body starts at `pos`, and where its closing tag ends."""
+    close = f"</{name}>"
+    params: dict[str, str] = {}
+    while True:
+        space = _SPACE.match(text, pos)
+        pos = space.end() if space else pos
+        if text.startswith(close, pos):
+            return params, pos + len(close)
+        opening = _TAG.match(text, pos)
+        if opening is None:
+            if name not in KNOWN_TOOLS:
+                return None
+            end = text.find(close, pos)  # stray text inside a known tool: Cline ignores it too
+            return None if end < 0 else (params, end + len(close))
+        param = opening.group(1)
+        ending = re.compile(rf"</{param}>(?=\s*(?:<[a-z][a-z0-9_]*>|{re.escape(close)}|\Z))")
+        found = ending.search(text, opening.end())
+        if found is None:
+            return None
+        value = text[opening.end() : found.start()]
+        params[param] = value.strip("\n") if param in ("content", "diff") else value.strip()
+        pos = found.end()
+
+
+def without_environment(text: str) -> str:
+    """The text with its `<environment_details>` blocks (the editor's state Cline appends) taken out."""
+    return _ENVIRONMENT.sub("\n", text).strip() if "<environment_details>" in text else text
+
+
+def result_header(text: str) -> tuple[str, str] | None:
+    """(tool name, what follows the header) when the text opens with Cline's `[tool ...] Result:`."""
+    found = _RESULT_HEADER.match(text)
+    return None if found is None else (found.group(1), text[found.end() :])
+
+
+def not_executed(text: str) -> str | None:
+    """The tool named by Cline's notice that a second tool in one message was not run."""
+    found = _NOT_EXECUTED.match(text)
+    return None if found is None else found.group(1)
+
+
+def failed(text: str) -> bool:
+    """A result that reports an error: Cline's `[ERROR]` lines, failed runs and calls it never ran."""
+    return (
+        bool(_ERROR_LINE.search(text))
+        or "The tool execution failed" in text
+        or text.startswith("Task was interrupted before this tool call could be completed")
+        or not_executed(text) is not None
+    )
+
+
+def user_words(text: str) -> tuple[str, frozenset[str]] | None:
+    """What the user wrote, and in which tags, when the text wraps it in Cline's `<task>`, `<feedback>`,
+    `<answer>` or `<user_message>` tags (the text around them is Cline's own)."""
+    found = list(_WORDS.finditer(text))
+    if not found:
+        return None
+    return "\n".join(f.group(2) for f in found), frozenset(f.group(1) for f in found)
+
+
+def is_notice(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith(_NOTICES) or result_header(text) is not None or not_executed(text) is not None
