@@ -179,3 +179,26 @@ def test_a_snippet_never_quotes_a_credential(db: Database, settings: Settings) -
     hit = api.recall(AGENT, "deploy gateway").hits[0]
     assert key not in hit.snippets[0].text
     assert "gateway" in hit.snippets[0].text
+
+
+def test_a_long_history_is_searched_through_the_index_with_the_same_answers(
+    db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL a short history is read whole and a long one through the word index; both forms
+    give the same hits, filters included (the threshold is lowered here to take the long form)."""
+    from summarizer.storage.sql import recall as sql_recall
+
+    _recorded(db, settings)
+    api = build_summarizer(settings, db)
+    questions = [("answer grace", {}), ("clock skew", {"kinds": ["tool_result"]}), ("answer", {"limit": 2})]
+
+    def shown() -> list[list[tuple[int, float]]]:
+        return [
+            [(h.exchange_id, round(h.score, 6)) for h in api.recall(AGENT, q, **kw).hits]
+            for q, kw in questions
+        ]
+
+    short = shown()
+    monkeypatch.setattr(sql_recall, "SHORT_HISTORY", 0)
+    assert shown() == short
+    assert all(short[:2])  # found something to compare

@@ -23,6 +23,20 @@ _PG_TERM = """(
 much of the agent's history by walking the agent's messages newest first until `cap` of them match, so
 neither costs more as the history grows."""
 
+_PG_TERM_SHORT = """(
+    SELECT {n} AS term, m.exchange_id, m.seq, m.tokens FROM (
+        SELECT exchange_id, seq, tokens, created_at, kind, search_document FROM messages
+        WHERE agent_id = :agent ORDER BY seq DESC LIMIT :whole
+    ) AS m
+    WHERE m.search_document @@ plainto_tsquery('english', '{term}'){filters}
+    ORDER BY m.seq DESC LIMIT :cap
+)"""
+"""The same for a short history, read whole through the primary key: a word common in the whole database
+would otherwise be looked up through its posting list over every agent, which costs more the more the
+database holds, while this costs the agent's own few messages."""
+SHORT_HISTORY = 4000
+"""Histories up to this many messages are read whole (at most a few milliseconds)."""
+
 _SQLITE_TERM = """
 SELECT m.exchange_id, m.seq, m.tokens FROM message_search AS s
 JOIN messages AS m ON m.agent_id = s.agent_id AND m.seq = s.seq
@@ -57,8 +71,13 @@ def term_hits(
         clauses += " AND m.kind IN (" + ", ".join(f":kind{n}" for n in range(len(filters.kinds))) + ")"
     hits: dict[str, list[tuple[int, int, int]]] = {t: [] for t in terms}
     if conn.dialect.name == "postgresql":
+        # A few milliseconds of reading: compiling it (the walk's estimated cost is past jit_above_cost on
+        # a long history) would cost more than it saves.
+        conn.execute(text("SET LOCAL jit = off"))
+        form = _PG_TERM_SHORT if count <= SHORT_HISTORY else _PG_TERM
+        params["whole"] = count
         branches = " UNION ALL ".join(
-            _PG_TERM.format(n=n, term=_literal(term), filters=clauses) for n, term in enumerate(terms)
+            form.format(n=n, term=_literal(term), filters=clauses) for n, term in enumerate(terms)
         )
         grouped = (
             "SELECT term, array_agg(exchange_id), array_agg(seq), array_agg(tokens) "
