@@ -190,7 +190,11 @@ def test_a_long_history_is_searched_through_the_index_with_the_same_answers(
 
     _recorded(db, settings)
     api = build_summarizer(settings, db)
-    questions = [("answer grace", {}), ("clock skew", {"kinds": ["tool_result"]}), ("answer", {"limit": 2})]
+    questions: list[tuple[str, dict[str, Any]]] = [
+        ("answer grace", {}),
+        ("clock skew", {"kinds": ["tool_result"]}),
+        ("answer", {"limit": 2}),
+    ]
 
     def shown() -> list[list[tuple[int, float]]]:
         return [
