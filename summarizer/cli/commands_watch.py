@@ -20,7 +20,7 @@ from summarizer.composition.follow import build_follower
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "claude-code", "codex", "gemini-cli", "canonical"]),
+    type=click.Choice(["auto", "claude-code", "codex", "gemini-cli", "cline", "canonical"]),
     default="auto",
     show_default=True,
     help="auto: each file's format detected from its first line.",
@@ -31,20 +31,20 @@ from summarizer.composition.follow import build_follower
     type=click.Choice(["session", "project"]),
     default="session",
     show_default=True,
-    help="session: one agent per log (its session id); project: one per directory (a Claude Code project).",
+    help="session: one agent per log (its session id); project: one per Claude Code or Gemini CLI project.",
 )
 @click.option("--once", is_flag=True, help="Record what is new in every file, then exit.")
 def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: str, once: bool) -> None:
-    """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, those
-    that exist)
-    and record each new line of their *.jsonl files as it is written.
+    """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp and
+    Cline's task folder, those that exist) and record each new line of their *.jsonl files as it is
+    written, and each JSON document log (*.json: Gemini CLI before 0.39, Cline) when it is rewritten.
 
     Each file's position is kept in the database with the messages it recorded, so a restart resumes
     where it stopped: nothing lost, nothing twice. A last line still being written is waited for; a file
     rewritten or rotated is read again from the start (what is already stored is skipped).
     """
     from summarizer.ingest.follow import default_directories
-    from summarizer.service.follow import Followed, log_files
+    from summarizer.service.follow import Followed, is_log_name, log_files
 
     dirs = list(directories) or default_directories()
     if not dirs:
@@ -80,7 +80,7 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
     signal.signal(signal.SIGINT, stop_on)
     click.echo(f"watching {', '.join(str(d) for d in dirs)}", err=True)
     for changes in watchfiles.watch(
-        *dirs, watch_filter=lambda _change, path: path.endswith(".jsonl"), stop_event=stop, rust_timeout=1000
+        *dirs, watch_filter=lambda _change, path: is_log_name(path), stop_event=stop, rust_timeout=1000
     ):
         for path in sorted({Path(p) for change, p in changes if change != watchfiles.Change.deleted}):
             show(follower.follow(path))

@@ -15,6 +15,7 @@ The cost of a read is the new lines only, whatever the file's size.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from collections.abc import Mapping
@@ -31,11 +32,15 @@ from summarizer.ingest.containers import Item
 from summarizer.ingest.detect import UndetectedFormat, detect
 from summarizer.ingest.gemini_cli import GeminiSession
 from summarizer.ingest.problems import Problem
+from summarizer.ingest.reader import iter_stream_records
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.sequencing import ReadNotes, sequence, streams_from_json, streams_json
 
 FOLLOWED_FORMATS = ("claude-code", "codex", "gemini-cli", "canonical")
+DOCUMENT_FORMATS = ("gemini-cli", "cline", "opencode", "openhands")
+"""Logs an agent saves as one JSON document, rewritten as it grows: read whole when they change."""
 HEAD_BYTES = 4096
+HEAD_BYTES_DOCUMENT = 1 << 20
 MAX_LINES_PER_READ = 5000
 
 
@@ -150,6 +155,34 @@ def read_new(
         return _read_lines(stream, path, position, agent, max_bytes, restarted, file_id)
 
 
+def read_document(
+    path: Path, position: FilePosition | None, *, fmt: str = "auto", agent: str | None = None, max_bytes: int
+) -> FollowRead:
+    """The records of a JSON document log (a Gemini CLI session before 0.39, a Cline task history) when
+    it changed since `position`: the whole document is read again (the agent rewrites it whole) and the
+    store skips what it holds by the messages' ids. A document of no agent-log format is no log: nothing,
+    and no problem."""
+    file_id, _size = identity(path)
+    data = path.read_bytes()
+    digest = f"{len(data)}:{hashlib.sha256(data).hexdigest()[:48]}"
+    if position is not None and position.file_id == file_id and position.head == digest:
+        return FollowRead([], position)
+    found = fmt
+    if fmt == "auto":
+        try:
+            found = detect(data[:HEAD_BYTES_DOCUMENT], str(path)).format
+        except UndetectedFormat:
+            return FollowRead([], None)
+        if found not in DOCUMENT_FORMATS:
+            return FollowRead([], None)
+    try:
+        records = list(iter_stream_records(io.BytesIO(data), str(path), found, agent, max_bytes))
+    except InvalidMessage as exc:
+        return FollowRead([], None, problem=str(exc))
+    restarted = position is not None and position.file_id != file_id
+    return FollowRead(records, FilePosition(found, file_id, digest, len(data), {}), restarted)
+
+
 def _format(stream: Any, fmt: str, label: str) -> str | None:
     """The file's format; None while its first line is not complete; "!reason" when it is unsupported."""
     if fmt != "auto":
@@ -250,8 +283,22 @@ def _rest_of_line(stream: Any) -> int | None:
             return None
 
 
+CLINE_TASKS = "saoudrizwan.claude-dev/tasks"
+
+
 def default_directories() -> list[Path]:
-    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI."""
+    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI and
+    Cline (VS Code's global storage on Linux and macOS)."""
     home = Path(os.path.expanduser("~"))
     codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
-    return [d for d in (home / ".claude" / "projects", codex, home / ".gemini" / "tmp") if d.is_dir()]
+    storage = [
+        home / ".config" / "Code" / "User" / "globalStorage",
+        home / "Library" / "Application Support" / "Code" / "User" / "globalStorage",
+    ]
+    candidates = [
+        home / ".claude" / "projects",
+        codex,
+        home / ".gemini" / "tmp",
+        *(s / CLINE_TASKS for s in storage),
+    ]
+    return [d for d in candidates if d.is_dir()]

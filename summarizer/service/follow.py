@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from summarizer.ingest.follow import read_new
+from summarizer.ingest.follow import read_document, read_new
 from summarizer.storage.port import FollowStore, IngestReport
 
 PER_CHOICES = ("session", "project")
+CLINE_HISTORY = "api_conversation_history.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +49,21 @@ class Follower:
         self._on_queued = on_queued
 
     def agent_for(self, path: Path) -> str | None:
-        """The agent a file's messages go to: the one given, the project (the file's directory: Claude
-        Code keeps one per project), or None (each log's own session id)."""
+        """The agent a file's messages go to: the one given, the project, or None (each log's own session
+        id). A project is the directory Claude Code keeps a project's transcripts in, or the project
+        directory above Gemini CLI's `chats`; Codex rollouts (filed by date) and Cline tasks have no
+        project in their path and stay one agent per session."""
         if self._agent is not None:
             return self._agent
-        if self._per == "project":
-            return path.resolve().parent.name
-        return None
+        if self._per != "project" or path.name.startswith("rollout-") or path.name == CLINE_HISTORY:
+            return None
+        parent = path.resolve().parent
+        return parent.parent.name if parent.name == "chats" else parent.name
 
     def follow(self, path: Path) -> Followed:
         """Record what was added to `path` since the last time, in as many transactions as it takes."""
+        if path.suffix == ".json":
+            return self._follow_document(path)
         key = str(path.resolve())
         stored = skipped = 0
         agents: set[str] = set()
@@ -89,6 +95,29 @@ class Follower:
                 break
         return Followed(path, stored, skipped, restarted, tuple(sorted(agents)), problem)
 
+    def _follow_document(self, path: Path) -> Followed:
+        """A JSON document log: read whole when it changed, what is stored skipped, in one transaction."""
+        key = str(path.resolve())
+        try:
+            read = read_document(
+                path,
+                self.store.followed(key),
+                fmt=self._fmt,
+                agent=self.agent_for(path),
+                max_bytes=self._max_bytes,
+            )
+        except FileNotFoundError:
+            return Followed(path)
+        if read.position is None or not read.records:
+            if read.position is not None:
+                self.store.record_followed(key, [], read.position)
+            return Followed(path, problem=read.problem)
+        report = self.store.record_followed(
+            key, [(r.agent_id, r.message) for r in read.records], read.position
+        )
+        self._wake(report)
+        return Followed(path, report.stored, 0, read.restarted, tuple(sorted(report.agents)))
+
     def follow_all(self, paths: Iterable[Path]) -> list[Followed]:
         return [self.follow(p) for p in sorted(paths)]
 
@@ -100,11 +129,16 @@ class Follower:
 
 
 def log_files(directories: Iterable[Path]) -> list[Path]:
-    """Every JSON Lines file under the directories (the agents' logs)."""
+    """Every JSON Lines and JSON file under the directories (the agents' logs; a JSON file of no log
+    format is passed over when it is read)."""
     found: list[Path] = []
     for directory in directories:
         if directory.is_file():
             found.append(directory)
         else:
-            found.extend(p for p in directory.rglob("*.jsonl") if p.is_file())
+            found.extend(p for p in directory.rglob("*.json*") if p.is_file() and is_log_name(p.name))
     return sorted(found)
+
+
+def is_log_name(name: str) -> bool:
+    return name.endswith((".jsonl", ".json"))

@@ -128,3 +128,49 @@ def test_a_gemini_cli_session_log_read_in_pieces(db: Database, settings: Setting
         live.write_bytes(data[:cut])
         follower.follow(live)
     assert _stored(db) == _whole(whole, "gemini-cli")
+
+
+GEMINI_DOC = FIXTURES / "gemini_cli" / "gemini-cli-pomodoro-timer.json"
+CLINE = FIXTURES / "cline" / "1769587302114" / "api_conversation_history.json"
+
+
+@pytest.mark.parametrize(("source", "fmt"), [(GEMINI_DOC, "gemini-cli"), (CLINE, "cline")])
+def test_a_json_document_log_rewritten_as_it_grows_records_each_message_once(
+    db: Database, settings: Settings, tmp_path: Path, source: Path, fmt: str
+) -> None:
+    """Gemini CLI (before 0.39) and Cline rewrite one JSON document per session; each change is read
+    whole and what is stored is skipped."""
+    document = json.loads(source.read_text(encoding="utf-8"))
+    listed = document["messages"] if isinstance(document, dict) else document
+    live = tmp_path / ("tasks/1769587302114" if fmt == "cline" else "tmp/abc123/chats") / source.name
+    live.parent.mkdir(parents=True)
+    follower = build_follower(settings, db)
+    for cut in (len(listed) // 3, 2 * len(listed) // 3, len(listed)):
+        part = {**document, "messages": listed[:cut]} if isinstance(document, dict) else listed[:cut]
+        live.write_text(json.dumps(part, indent=2), encoding="utf-8")
+        follower.follow(live)
+    assert follower.follow(live).stored == 0  # unchanged: nothing read, nothing stored
+    expected = _whole(source, fmt)
+    if fmt == "cline":  # the agent is the task folder's name, here as in the fixture's
+        assert {a for a, _, _ in expected} == {"1769587302114"}
+    assert _stored(db) == expected
+
+
+def test_a_json_file_of_no_log_format_is_passed_over_quietly(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    settings_file = tmp_path / "settings.json"
+    settings_file.write_text('{"theme": "dark", "hooks": {}}', encoding="utf-8")
+    done = build_follower(settings, db).follow(settings_file)
+    assert (done.stored, done.problem) == (0, None)
+    assert _stored(db) == []
+
+
+def test_the_project_of_a_gemini_session_is_the_directory_above_chats(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    follower = build_follower(settings, db, per="project")
+    assert follower.agent_for(tmp_path / "abc123" / "chats" / "session-1.json") == "abc123"
+    assert follower.agent_for(tmp_path / "-home-me-app" / "s.jsonl") == "-home-me-app"
+    assert follower.agent_for(tmp_path / "2026" / "02" / "23" / "rollout-x.jsonl") is None  # its session
+    assert follower.agent_for(tmp_path / "tasks" / "17" / "api_conversation_history.json") is None
