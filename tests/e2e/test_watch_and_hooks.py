@@ -194,3 +194,25 @@ def test_the_gemini_cli_hook_records_after_each_turn_and_gives_the_summary_at_se
     assert broken.returncode == 0  # a bad file is reported, never blocks the CLI (exit 2 would)
     assert "robot" in broken.stderr
     assert _count(env) == 6
+
+
+def test_a_watcher_records_a_json_document_log_each_time_it_is_rewritten(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    source = FIXTURES / "gemini_cli" / "gemini-cli-pomodoro-timer.json"
+    document = json.loads(source.read_text(encoding="utf-8"))
+    chats = tmp_path / "gemini" / "abc123" / "chats"
+    chats.mkdir(parents=True)
+    live = chats / "session-2025-10-21T20-04-0b23371a.json"
+    half = len(document["messages"]) // 2
+    live.write_text(json.dumps({**document, "messages": document["messages"][:half]}), encoding="utf-8")
+    (chats.parent / "logs.json").write_text('[{"sessionId": "x", "type": "user", "message": "hi"}]')
+    expected = len(read_records(source, "gemini-cli", None, 1_000_000))
+    log = tmp_path / "watch.log"
+    with _watcher(env, tmp_path / "gemini", log):
+        wait_for(lambda: _count(env) > 0, 60, "the first half recorded")
+        assert _count(env) < expected
+        live.write_text(json.dumps(document), encoding="utf-8")  # Gemini CLI rewrites the whole file
+        wait_for(lambda: _count(env) == expected, 60, "the rewritten document recorded")
+    assert _distinct(env) == expected
+    assert "warning" not in log.read_text()  # logs.json is no log format: passed over quietly
