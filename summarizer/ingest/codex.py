@@ -9,6 +9,11 @@ the user typed from context the tool injected as a user message (`<environment_c
 instructions, ...): such injected text is stored as `system` (preamble), never as an exchange's opening.
 Reasoning is left out (it is usually encrypted). A `compacted` line (the tool's own compaction) is a
 `clear` followed by its summary as `system`. Every message takes its line's timestamp.
+
+Rollouts of the versions before these line types (to about 0.34) open with a bare header `{id,
+timestamp, ...}` (`instructions`, `git`, later `cwd`, `originator`, `cli_version`) and hold bare Responses
+items, with `{"record_type": "state"}` lines between turns: they are read the same way, the header's id
+as the session and its timestamp as the time of every item that carries none, state lines skipped.
 """
 
 from __future__ import annotations
@@ -35,6 +40,28 @@ INJECTED_PREFIXES = (
     "<turn_aborted>",
 )
 """How text the tool sends as a user message, without the user typing it, begins."""
+OLDER_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "reasoning",
+        "web_search_call",
+    }
+)
+"""The Responses items an older rollout holds bare, one a line."""
+
+
+def is_older_session_line(obj: Mapping[str, Any]) -> bool:
+    """The first line of a rollout written before the `{timestamp, type, payload}` lines."""
+    return (
+        isinstance(obj.get("id"), str)
+        and isinstance(obj.get("timestamp"), str)
+        and not any(key in obj for key in ("type", "kind", "role", "content", "messages", "payload"))
+    )
 
 
 @dataclass
@@ -49,12 +76,25 @@ class CodexRollout:
     """A `user_message` event's text that came before its user item (nothing was held then)."""
     held: list[tuple[IngestRecord, bool]] = field(default_factory=list)
     """Records waiting for a held user item's verdict, in file order; True marks a user item."""
+    started: str | None = None
+    """The session's timestamp in the older layout (whose items carry none)."""
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         kind = obj.get("type")
+        if kind is None and "record_type" in obj:
+            return []  # the older layout's state line
+        if kind is None and is_older_session_line(obj):
+            self.session = str(obj["id"]) if str(obj["id"]).strip() else self.session
+            self.started = obj["timestamp"] if isinstance(obj.get("timestamp"), str) else None
+            return []
         if not isinstance(kind, str):
             raise Problem(f"a rollout line needs 'type' as a string, got {json_type(kind)}")
         if kind not in LINE_TYPES:
+            if kind in OLDER_ITEM_TYPES and "payload" not in obj:  # a bare Responses item (older layout)
+                reject_nul(obj)
+                bare = {k: v for k, v in obj.items() if not (k == "id" and v is None) and k != "timestamp"}
+                stamp = obj["timestamp"] if isinstance(obj.get("timestamp"), str) else self.started
+                return self._item(bare, stamp, where)
             return []  # a line type of a newer version: bookkeeping, like the ones known
         payload = obj.get("payload")
         if not isinstance(payload, Mapping):

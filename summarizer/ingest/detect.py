@@ -14,6 +14,7 @@ from typing import Any
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.ingest.cline import looks_like_cline
+from summarizer.ingest.codex import is_older_session_line
 
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
@@ -171,6 +172,8 @@ def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
     """The coding agents' own logs: Codex rollouts, Gemini CLI sessions, Claude Code transcripts."""
     if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
         return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
+    if is_older_session_line(obj):
+        return Detected("codex", "a Codex CLI rollout of the older layout (a bare id and timestamp header)")
     messages = obj.get("messages")
     if isinstance(obj.get("info"), Mapping) and isinstance(messages, list):
         first = messages[0] if messages else None

@@ -102,6 +102,8 @@ class _Codex:
         self.rollout.typed_prompts_logged = kept.get("typed_prompts_logged") is True
         ahead = kept.get("typed_ahead")
         self.rollout.typed_ahead = ahead if isinstance(ahead, str) else None
+        started = kept.get("started")
+        self.rollout.started = started if isinstance(started, str) else None
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return self.rollout.feed(obj, where)
@@ -116,6 +118,7 @@ class _Codex:
             "session": r.session,
             "typed_prompts_logged": r.typed_prompts_logged,
             "typed_ahead": r.typed_ahead,
+            "started": r.started,
         }
 
 

@@ -142,3 +142,71 @@ def test_calls_custom_calls_reasoning_and_compaction() -> None:
 def test_a_rollout_without_a_session_needs_an_agent() -> None:
     text = json.dumps(_line("response_item", _user("hi"))) + "\n" + json.dumps(ANSWER) + "\n"
     assert "no session_meta line" in str(failure(text, "codex", agent=None))
+
+
+# The layout of rollouts before the `{timestamp, type, payload}` lines (Codex CLI to about 0.34), as public
+# readers of Codex logs describe it: a bare header, bare Responses items, `record_type` state lines.
+OLDER = [
+    {
+        "id": "0f6c2a1e-6f0e-4c3b-9d5e-0a1b2c3d4e5f",
+        "timestamp": "2025-06-02T10:11:12.345Z",
+        "instructions": None,
+    },
+    {"record_type": "state"},
+    {
+        "type": "message",
+        "id": None,
+        "role": "user",
+        "content": [{"type": "input_text", "text": "<environment_context>cwd</environment_context>"}],
+    },
+    {
+        "type": "message",
+        "id": None,
+        "role": "user",
+        "content": [{"type": "input_text", "text": "list the files"}],
+    },
+    {"record_type": "state"},
+    {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+    {
+        "type": "function_call",
+        "id": "fc_1",
+        "name": "shell",
+        "arguments": '{"command": ["ls"]}',
+        "call_id": "call_1",
+    },
+    {"type": "function_call_output", "call_id": "call_1", "output": "a\nb\n"},
+    {
+        "type": "message",
+        "timestamp": "2025-06-02T10:11:20Z",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Two files."}],
+    },
+]
+
+
+def test_a_rollout_of_the_older_layout_is_detected_and_read() -> None:
+    text = "".join(json.dumps(line) + "\n" for line in OLDER)
+    notes = ReadNotes()
+    records = list(read_records_from(text, notes))
+    assert notes.detected.startswith("codex (a Codex CLI rollout of the older layout")
+    assert [(r.message.kind, r.message.content or r.message.tool_call_id) for r in records] == [
+        (Kind.SYSTEM, "<environment_context>cwd</environment_context>"),
+        (Kind.USER, "list the files"),
+        (Kind.TOOL_CALL, "call_1"),
+        (Kind.TOOL_RESULT, "a\nb\n"),
+        (Kind.ASSISTANT, "Two files."),
+    ]
+    assert {r.agent_id for r in records} == {"0f6c2a1e-6f0e-4c3b-9d5e-0a1b2c3d4e5f"}
+    times = [str(r.message.created_at) for r in records]
+    assert times[:4] == ["2025-06-02 10:11:12.345000+00:00"] * 4  # the header's time: the items carry none
+    assert times[4] == "2025-06-02 10:11:20+00:00"
+
+
+def read_records_from(text: str, notes: ReadNotes) -> list[Any]:
+    import io
+
+    from summarizer.ingest import iter_stream_records
+
+    return list(
+        iter_stream_records(io.BytesIO(text.encode()), "old.jsonl", "auto", None, 1 << 20, notes=notes)
+    )
