@@ -52,7 +52,7 @@ def parse_anthropic(obj: Mapping[str, Any], default_agent: str | None, where: st
     if role not in ROLES:
         raise Problem(f"unknown role {role!r} (expected one of: {', '.join(ROLES)})")
     extras = read_extras(obj, default_agent)
-    blocks = _blocks(obj)
+    blocks = content_blocks(obj)
     if role == "system":
         drafts = [Draft(Kind.SYSTEM, _joined_text(blocks, "a system message", placeholders=False))]
     elif role == "assistant":
@@ -68,7 +68,7 @@ def parse_anthropic_system(value: object, default_agent: str | None, where: str)
     if isinstance(value, str):
         text = value
     elif isinstance(value, list):
-        text = _joined_text(_indexed(value, "system"), "system", placeholders=False)
+        text = _joined_text(indexed_blocks(value, "system"), "system", placeholders=False)
     else:
         raise Problem(f"system must be a string or an array of text blocks, got {json_type(value)}")
     extras = read_extras({}, default_agent)
@@ -78,7 +78,9 @@ def parse_anthropic_system(value: object, default_agent: str | None, where: str)
 _Block = tuple[str, str, Mapping[str, Any]]  # (label for errors, block type, block)
 
 
-def _blocks(obj: Mapping[str, Any]) -> list[_Block]:
+def content_blocks(
+    obj: Mapping[str, Any], allowed: tuple[str, ...] = BLOCK_TYPES, *, text_required: bool = False
+) -> list[_Block]:
     """`content` as typed blocks; a plain string is one text block."""
     if "content" not in obj:
         raise Problem("missing 'content'")
@@ -87,17 +89,23 @@ def _blocks(obj: Mapping[str, Any]) -> list[_Block]:
         return [("content", "text", {"type": "text", "text": content})]
     if not isinstance(content, list):
         raise Problem(f"content must be a string or an array of content blocks, got {json_type(content)}")
-    return _indexed(content, "content")
+    return indexed_blocks(content, "content", allowed, text_required=text_required)
 
 
-def _indexed(values: list[Any], field: str) -> list[_Block]:
+def indexed_blocks(
+    values: list[Any], field: str, allowed: tuple[str, ...] = BLOCK_TYPES, *, text_required: bool = False
+) -> list[_Block]:
+    """Each value as a typed block of one of the `allowed` types, labelled `field[i]` for errors; with
+    `text_required`, a text block without its text is refused here."""
     blocks = []
     for index, value in enumerate(values):
         label = f"{field}[{index}]"
         block = expect_object(value, label)
         kind = required_str(block, "type", path=f"{label}.")
-        if kind not in BLOCK_TYPES:
-            raise Problem(f"{label}.type {kind!r} is unknown (expected one of: {', '.join(BLOCK_TYPES)})")
+        if kind not in allowed:
+            raise Problem(f"{label}.type {kind!r} is unknown (expected one of: {', '.join(allowed)})")
+        if text_required and kind == "text":
+            required_str(block, "text", path=f"{label}.")
         blocks.append((label, kind, block))
     return blocks
 
@@ -182,7 +190,9 @@ def _tool_result(label: str, block: Mapping[str, Any]) -> Draft:
     is_error = None if block.get("is_error") is None else optional_bool(block, "is_error", path=f"{label}.")
     content = block.get("content", "")
     if isinstance(content, list):
-        text = _joined_text(_indexed(content, f"{label}.content"), f"{label}.content", placeholders=True)
+        text = _joined_text(
+            indexed_blocks(content, f"{label}.content"), f"{label}.content", placeholders=True
+        )
     elif isinstance(content, str):
         text = content
     else:

@@ -179,7 +179,7 @@ class ClaudeCodeReader:
         parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
         sidechain = obj.get("isSidechain") is True
         if sidechain and self.options.sidechains is Sidechains.SKIP:
-            if obj.get("type") in MESSAGE_EVENTS:
+            if str(obj.get("type")) in MESSAGE_EVENTS:
                 self.sidechains_skipped += 1
             return []
         expansion = (

@@ -37,6 +37,7 @@ from pathlib import PurePath
 from typing import Any
 
 from summarizer.domain.kinds import Kind
+from summarizer.ingest.anthropic_format import content_blocks, indexed_blocks
 from summarizer.ingest.cline_tools import (
     failed,
     is_notice,
@@ -48,7 +49,7 @@ from summarizer.ingest.cline_tools import (
 )
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish, reject_repeated_call_ids
-from summarizer.ingest.fields import Extras, expect_object, reject_nul, required_str
+from summarizer.ingest.fields import Extras, reject_nul, required_str
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
@@ -229,28 +230,11 @@ def _speech(name: str, params: object) -> str:
 
 
 def _blocks(message: Mapping[str, Any]) -> list[_Block]:
-    if "content" not in message:
-        raise Problem("missing 'content'")
-    content = message["content"]
-    if isinstance(content, str):
-        return [("content", "text", {"type": "text", "text": content})]
-    if not isinstance(content, list):
-        raise Problem(f"content must be a string or an array of content blocks, got {json_type(content)}")
-    return _indexed(content, "content")
+    return content_blocks(message, BLOCK_TYPES, text_required=True)
 
 
 def _indexed(values: list[Any], field: str) -> list[_Block]:
-    blocks = []
-    for index, value in enumerate(values):
-        label = f"{field}[{index}]"
-        block = expect_object(value, label)
-        kind = required_str(block, "type", path=f"{label}.")
-        if kind not in BLOCK_TYPES:
-            raise Problem(f"{label}.type {kind!r} is unknown (expected one of: {', '.join(BLOCK_TYPES)})")
-        if kind == "text":
-            required_str(block, "text", path=f"{label}.")
-        blocks.append((label, kind, block))
-    return blocks
+    return indexed_blocks(values, field, BLOCK_TYPES, text_required=True)
 
 
 def _block_text(kind: str, block: Mapping[str, Any]) -> str:

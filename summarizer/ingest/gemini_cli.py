@@ -146,7 +146,7 @@ def _model_turn(value: Mapping[str, Any]) -> list[Draft]:
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
             raise Problem(f"toolCalls[{index}] needs 'id' and 'name' as strings")
         drafts.append(Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=call.get("args")))
-        status = call.get("status")
+        status = call.get("status") if isinstance(call.get("status"), str) else None
         if call.get("result") is None and status not in DONE_STATUSES:
             continue  # still running: its result comes with a later version of the message
         failed = status in FAILED_STATUSES

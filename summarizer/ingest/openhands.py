@@ -39,7 +39,7 @@ class OpenHandsEvents:
         event = item.value
         reject_nul(event)
         source = event.get("source")
-        if source not in SOURCES:
+        if not isinstance(source, str) or source not in SOURCES:
             raise Problem(f"an event needs 'source' (one of: agent, environment, user), got {source!r}")
         drafts = self._drafts(event, str(source))
         if not drafts:

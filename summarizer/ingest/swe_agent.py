@@ -40,7 +40,7 @@ class Trajectory:
         message = item.value
         reject_nul(message)
         role = message.get("role")
-        if role not in ROLES:
+        if not isinstance(role, str) or role not in ROLES:
             raise Problem(
                 f"a history message needs 'role' (one of: {', '.join(sorted(ROLES))}), got {role!r}"
             )

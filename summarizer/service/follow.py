@@ -62,8 +62,9 @@ class Follower:
 
     def follow(self, path: Path) -> Followed:
         """Record what was added to `path` since the last time, in as many transactions as it takes."""
-        if path.suffix == ".json":
-            return self._follow_document(path)
+        # A JSON document log is read whole when it changed (read_document); a log of lines from its
+        # kept offset (read_new). Both hand back the records and the position to keep with them.
+        read_file = read_document if path.suffix == ".json" else read_new
         key = str(path.resolve())
         stored = skipped = 0
         agents: set[str] = set()
@@ -71,7 +72,7 @@ class Follower:
         problem: str | None = None
         while True:
             try:
-                read = read_new(
+                read = read_file(
                     path,
                     self.store.followed(key),
                     fmt=self._fmt,
@@ -94,29 +95,6 @@ class Follower:
             if not read.more:
                 break
         return Followed(path, stored, skipped, restarted, tuple(sorted(agents)), problem)
-
-    def _follow_document(self, path: Path) -> Followed:
-        """A JSON document log: read whole when it changed, what is stored skipped, in one transaction."""
-        key = str(path.resolve())
-        try:
-            read = read_document(
-                path,
-                self.store.followed(key),
-                fmt=self._fmt,
-                agent=self.agent_for(path),
-                max_bytes=self._max_bytes,
-            )
-        except FileNotFoundError:
-            return Followed(path)
-        if read.position is None or not read.records:
-            if read.position is not None:
-                self.store.record_followed(key, [], read.position)
-            return Followed(path, problem=read.problem)
-        report = self.store.record_followed(
-            key, [(r.agent_id, r.message) for r in read.records], read.position
-        )
-        self._wake(report)
-        return Followed(path, report.stored, 0, read.restarted, tuple(sorted(report.agents)))
 
     def follow_all(self, paths: Iterable[Path]) -> list[Followed]:
         return [self.follow(p) for p in sorted(paths)]

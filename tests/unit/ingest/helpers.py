@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from summarizer.domain.errors import InvalidMessage
-from summarizer.ingest import IngestRecord, iter_stream_records
+from summarizer.domain.kinds import Kind
+from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
 
 LABEL = "chat.jsonl"
 LIMIT = 1_048_576
@@ -38,3 +41,15 @@ def canonical_line(**fields: Any) -> str:
     message: dict[str, Any] = {"kind": "user", "content": "hello"}
     message.update(fields)
     return jsonl(message)
+
+
+def read_fixture(path: Path) -> tuple[list[IngestRecord], ReadNotes]:
+    """A fixture file's records read as `summarizer ingest` reads it (format detected), with the notes."""
+    notes = ReadNotes()
+    with path.open("rb") as stream:
+        records = list(iter_stream_records(stream, path.name, "auto", None, 1_000_000, notes=notes))
+    return records, notes
+
+
+def kind_counts(records: list[IngestRecord]) -> Counter[Kind]:
+    return Counter(r.message.kind for r in records)

@@ -10,23 +10,12 @@ from pathlib import Path
 import pytest
 
 from summarizer.domain.kinds import Kind
-from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
 from summarizer.ingest.detect import HEAD_BYTES, detect
+from tests.unit.ingest.helpers import kind_counts, read_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gemini_cli"
 POMODORO = FIXTURES / "gemini-cli-pomodoro-timer.json"
 BENCHMARK = FIXTURES / "control_pro_run4_abandoned.json"
-
-
-def _read(path: Path) -> tuple[list[IngestRecord], ReadNotes]:
-    notes = ReadNotes()
-    with path.open("rb") as stream:
-        records = list(iter_stream_records(stream, path.name, "auto", None, 1_000_000, notes=notes))
-    return records, notes
-
-
-def _kinds(records: list[IngestRecord]) -> Counter[Kind]:
-    return Counter(r.message.kind for r in records)
 
 
 def _at(text: str) -> datetime:
@@ -40,7 +29,7 @@ def test_detect_picks_gemini_cli_for_each_real_session(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [POMODORO, BENCHMARK], ids=lambda p: p.name)
 def test_every_tool_call_is_followed_by_its_own_result(path: Path) -> None:
-    records, notes = _read(path)
+    records, notes = read_fixture(path)
     calls = [i for i, r in enumerate(records) if r.message.kind is Kind.TOOL_CALL]
     for index in calls:
         call, result = records[index].message, records[index + 1].message
@@ -51,9 +40,9 @@ def test_every_tool_call_is_followed_by_its_own_result(path: Path) -> None:
 
 
 def test_the_pomodoro_session_imports_with_the_counts_its_file_holds() -> None:
-    records, notes = _read(POMODORO)
+    records, notes = read_fixture(POMODORO)
     assert notes.detected.startswith("gemini-cli")
-    assert _kinds(records) == {
+    assert kind_counts(records) == {
         Kind.USER: 5,  # 5 `user` messages, plain-string content: 5 exchanges
         Kind.ASSISTANT: 14,  # 14 `gemini` messages, each with text
         Kind.TOOL_CALL: 11,  # 11 toolCalls (3 write_file, 8 replace)
@@ -75,9 +64,9 @@ def test_the_pomodoro_session_imports_with_the_counts_its_file_holds() -> None:
 
 
 def test_the_benchmark_session_imports_with_the_counts_its_file_holds() -> None:
-    records, notes = _read(BENCHMARK)
+    records, notes = read_fixture(BENCHMARK)
     assert notes.detected.startswith("gemini-cli")
-    assert _kinds(records) == {
+    assert kind_counts(records) == {
         Kind.USER: 2,  # 2 `user` messages, content as [{text}] parts: 2 exchanges
         Kind.ASSISTANT: 1,  # of 11 `gemini` messages only the first has text
         Kind.TOOL_CALL: 9,  # 9 `gemini` messages with one tool call each and empty content

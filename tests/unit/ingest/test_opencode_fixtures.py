@@ -10,23 +10,12 @@ from pathlib import Path
 import pytest
 
 from summarizer.domain.kinds import Kind
-from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
 from summarizer.ingest.detect import HEAD_BYTES, detect
+from tests.unit.ingest.helpers import kind_counts, read_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "opencode"
 NIMBLE = FIXTURES / "session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json"
 MEADOW = FIXTURES / "session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json"
-
-
-def _read(path: Path) -> tuple[list[IngestRecord], ReadNotes]:
-    notes = ReadNotes()
-    with path.open("rb") as stream:
-        records = list(iter_stream_records(stream, path.name, "auto", None, 1_000_000, notes=notes))
-    return records, notes
-
-
-def _kinds(records: list[IngestRecord]) -> Counter[Kind]:
-    return Counter(r.message.kind for r in records)
 
 
 def _ms(created: int) -> datetime:
@@ -40,7 +29,7 @@ def test_detect_picks_opencode_for_each_real_export(path: Path) -> None:
 
 @pytest.mark.parametrize("path", [NIMBLE, MEADOW], ids=lambda p: p.name[:30])
 def test_every_tool_part_is_a_call_followed_by_its_result(path: Path) -> None:
-    records, notes = _read(path)
+    records, notes = read_fixture(path)
     calls = [i for i, r in enumerate(records) if r.message.kind is Kind.TOOL_CALL]
     for index in calls:
         call, result = records[index].message, records[index + 1].message
@@ -54,9 +43,9 @@ def test_every_tool_part_is_a_call_followed_by_its_result(path: Path) -> None:
 
 
 def test_the_nimble_pixel_export_imports_with_the_counts_its_file_holds() -> None:
-    records, notes = _read(NIMBLE)
+    records, notes = read_fixture(NIMBLE)
     assert notes.detected.startswith("opencode")
-    assert _kinds(records) == {
+    assert kind_counts(records) == {
         Kind.USER: 2,  # 2 user messages, one typed text part each (2 synthetic parts left out): 2 exchanges
         Kind.ASSISTANT: 1,  # of 6 assistant messages one has a text part; the last was aborted
         Kind.TOOL_CALL: 4,  # 4 tool parts: read, apply_patch, grep, read
@@ -76,9 +65,9 @@ def test_the_nimble_pixel_export_imports_with_the_counts_its_file_holds() -> Non
 
 
 def test_the_quiet_meadow_export_imports_with_the_counts_its_file_holds() -> None:
-    records, notes = _read(MEADOW)
+    records, notes = read_fixture(MEADOW)
     assert notes.detected.startswith("opencode")
-    assert _kinds(records) == {
+    assert kind_counts(records) == {
         Kind.USER: 6,  # 6 user messages, one typed text part each (5 synthetic parts left out): 6 exchanges
         Kind.ASSISTANT: 2,  # 17 assistant messages, 2 of them with a text part
         Kind.TOOL_CALL: 37,  # 37 tool parts (19 glob, 9 read, 3 todowrite, 3 apply_patch, 2 task, 1 bash)
