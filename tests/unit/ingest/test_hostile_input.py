@@ -151,3 +151,14 @@ def test_structured_garbage_in_one_document_is_parsed_or_refused(
 def test_a_lone_surrogate_inside_a_document_is_refused_with_a_reason(fmt: str, document: object) -> None:
     with pytest.raises(InvalidMessage, match="unpaired surrogate escape in"):
         parse(json.dumps(document).encode(), fmt, agent="a")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("key", ["role", "source", "type", "kind", "status"])
+def test_a_list_or_object_where_a_name_belongs_is_parsed_or_refused(fmt: str, key: str) -> None:
+    """Values that cannot be looked up in a set of names (found by the fuzz tests above in SWE-agent's
+    `role`): every format answers with a record or a reason, never a TypeError."""
+    for value in ([], ["user"], {"a": 1}):
+        line = {"role": "user", "content": "hi", "kind": "user", "type": "user", "source": "user", key: value}
+        _survives((json.dumps([line]) + "\n").encode(), fmt)
+        _survives((json.dumps(line) + "\n").encode(), fmt)
