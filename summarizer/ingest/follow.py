@@ -287,21 +287,16 @@ def _rest_of_line(stream: Any) -> int | None:
 
 
 CLINE_TASKS = "saoudrizwan.claude-dev/tasks"
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+"""The VS Code family, whose global storage holds Cline's task folder."""
 
 
 def default_directories() -> list[Path]:
     """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI and
-    Cline (VS Code's global storage on Linux and macOS)."""
+    Cline (in the global storage of VS Code and its forks, on Linux and macOS)."""
     home = Path(os.path.expanduser("~"))
     codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
-    storage = [
-        home / ".config" / "Code" / "User" / "globalStorage",
-        home / "Library" / "Application Support" / "Code" / "User" / "globalStorage",
-    ]
-    candidates = [
-        home / ".claude" / "projects",
-        codex,
-        home / ".gemini" / "tmp",
-        *(s / CLINE_TASKS for s in storage),
-    ]
+    configs = (home / ".config", home / "Library" / "Application Support")
+    cline = [c / editor / "User" / "globalStorage" / CLINE_TASKS for c in configs for editor in EDITORS]
+    candidates = [home / ".claude" / "projects", codex, home / ".gemini" / "tmp", *cline]
     return [d for d in candidates if d.is_dir()]
