@@ -37,7 +37,8 @@ from summarizer.composition.follow import build_follower
 def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: str, once: bool) -> None:
     """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp and
     Cline's task folder in VS Code or a fork, those that exist) and record each new line of their *.jsonl
-    files as it is written, and each JSON document log (*.json: Gemini CLI before 0.39, Cline) when it is rewritten.
+    files as it is written, and each JSON document log (*.json: Gemini CLI before 0.39, Cline) when it
+    is rewritten.
 
     Each file's position is kept in the database with the messages it recorded, so a restart resumes
     where it stopped: nothing lost, nothing twice. A last line still being written is waited for; a file
