@@ -2,7 +2,7 @@
 
     uv run python benchmarks/recall_bench.py quality [--database sqlite|postgresql|both]
     uv run python benchmarks/recall_bench.py latency --messages 100000 [--queries 200]
-    uv run python benchmarks/recall_bench.py recording [--messages 200000]
+    uv run python benchmarks/recall_bench.py recording [--messages 200000] [--per-call 100] [--database sqlite]
 
 `quality` replays the retention benchmark's three-week conversation (`benchmarks/retention_bench.py`: the
 host API records it an hour at a time, the update service folds what leaves the window with the offline
@@ -16,8 +16,8 @@ vocabulary, so a few words are in most messages and most are rare), in agents of
 times `Recall.search` (the word lookups, the ranking and the page's details) for rare, common and mixed
 questions per agent size: p50 and p95, and the index's size per message.
 
-`recording` times the host API recording a conversation on PostgreSQL with the search index and with the
-index dropped (migration 0009 downgraded), the same messages in the same batches.
+`recording` times the host API recording a conversation with the search index and with the index dropped
+(migration 0009 downgraded), the same messages in the same calls, on PostgreSQL or SQLite.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -292,22 +293,25 @@ def _timed(call: Callable[[], object], n: int) -> tuple[float, float]:
 # ----- recording ------------------------------------------------------------------------------------------
 
 
-def recording(messages: int) -> dict[str, object]:
+def recording(messages: int, per_call: int = 100, database: str = "postgresql") -> dict[str, object]:
+    """Messages per second recorded with the search index and without it (migration 0008), the same
+    messages in calls of `per_call` (100: a bulk import; 1: a live host recording message by message)."""
     rng = random.Random(11)
     words = [f"w{int((rng.random() ** 4) * VOCABULARY)}" for _ in range(20_000)]
     base = datetime(2026, 1, 1, tzinfo=UTC)
     batches: list[list[tuple[str, NewMessage]]] = []
-    for b in range(messages // 100):
+    for b in range(messages // per_call):
         batch = []
-        for i in range(100):
-            kind = Kind.USER if i % 2 == 0 else Kind.ASSISTANT
+        for i in range(per_call):
+            n = b * per_call + i
+            kind = Kind.USER if n % 2 == 0 else Kind.ASSISTANT
             content = " ".join(rng.choice(words) for _ in range(WORDS_PER_MESSAGE))
-            at = base + timedelta(seconds=b * 100 + i)
-            batch.append((f"rec-{b % 50}", NewMessage(kind, content, tokens=30, created_at=at)))
+            at = base + timedelta(seconds=n)
+            batch.append((f"rec-{(n // 100) % 50}", NewMessage(kind, content, tokens=30, created_at=at)))
         batches.append(batch)
-    result: dict[str, object] = {"messages": messages}
+    result: dict[str, object] = {"database": database, "messages": messages, "per_call": per_call}
     for label, revision in (("with_index", None), ("without_index", "0008")):
-        with scratch_postgres("summarizer_recall_rec") as db:
+        with _recording_database(database) as db:
             if revision is not None:
                 downgrade(db, revision)
             store = SqlConversationStore(
@@ -324,6 +328,23 @@ def recording(messages: int) -> dict[str, object]:
     return result
 
 
+@contextmanager
+def _recording_database(database: str) -> Iterator[Database]:
+    if database == "postgresql":
+        with scratch_postgres("summarizer_recall_rec") as db:
+            yield db
+        return
+    with tempfile.TemporaryDirectory(prefix="recall-rec-") as tmp:
+        db = build_database(
+            Settings(data_dir=Path(tmp), database_url="", broker_url="", llm=LLMChoice.OFFLINE)
+        )
+        upgrade(db)
+        try:
+            yield db
+        finally:
+            db.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -338,6 +359,8 @@ def main() -> None:
     lat.add_argument("--reuse", metavar="NAME", help="measure a database an earlier --keep run filled")
     rec = sub.add_parser("recording")
     rec.add_argument("--messages", type=int, default=200_000)
+    rec.add_argument("--per-call", type=int, default=100, help="messages per recording call (1: live)")
+    rec.add_argument("--database", choices=("sqlite", "postgresql"), default="postgresql")
     args = parser.parse_args()
     if args.part == "quality":
         kinds = ("sqlite", "postgresql") if args.database == "both" else (args.database,)
@@ -353,7 +376,7 @@ def main() -> None:
     elif args.part == "latency":
         print(json.dumps(latency(args.messages, args.queries, keep=args.keep, reuse=args.reuse), indent=2))
     else:
-        print(json.dumps(recording(args.messages), indent=2))
+        print(json.dumps(recording(args.messages, args.per_call, args.database), indent=2))
 
 
 if __name__ == "__main__":
