@@ -8,6 +8,7 @@ native tool calls the calls are `tool_use` blocks, but the results still come ba
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -54,7 +55,8 @@ _ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>
 _RESULT_HEADER = re.compile(r"\s*\[([A-Za-z0-9_.:-]+)(?: for [^\n]*?)?\] Result:[ \t]*\n?")
 _NOT_EXECUTED = re.compile(r"\s*Tool \[([A-Za-z0-9_.:-]+)\] was not executed because")
 _ERROR_LINE = re.compile(r"^\s*\[ERROR\]", re.MULTILINE)
-_WORDS = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_WORD_OPENINGS = re.compile(r"<(task|feedback|answer|user_message)>")
+_WORD_CLOSINGS = re.compile(r"</(task|feedback|answer|user_message)>")
 _NOTICES = (
     "[TASK RESUMPTION]",
     "[ERROR]",
@@ -77,16 +79,18 @@ class ToolTag:
 def split_tool_tags(text: str) -> list[str | ToolTag]:
     """An assistant text as its prose and its tool tags, in order. A tag is a known tool name, or any
     other name whose body opens with a parameter tag; one left unclosed (a reply cut off mid-call) stays
-    prose, since Cline never ran it."""
+    prose, since Cline never ran it. Closing tags are found through one index of them built up front, so
+    a text of many unclosed tags costs its length, not its length times its tags."""
+    closings = _Closings(text)
     pieces: list[str | ToolTag] = []
     kept = pos = 0
     while (found := _TAG.search(text, pos)) is not None:
         name = found.group(1)
         if name in NOT_TOOLS:
-            close = text.find(f"</{name}>", found.end())
+            close = closings.first(name, found.end())
             pos = found.end() if close < 0 else close + len(name) + 3
             continue
-        parsed = _tool_body(text, found.end(), name)
+        parsed = _tool_body(text, found.end(), name, closings)
         if parsed is None or (name not in KNOWN_TOOLS and not parsed[0]):
             pos = found.end()
             continue
@@ -96,7 +100,36 @@ def split_tool_tags(text: str) -> list[str | ToolTag]:
     return [piece for piece in pieces if piece]
 
 
-def _tool_body(text: str, pos: int, name: str) -> tuple[dict[str, str], int] | None:
+class _Closings:
+    """Where each `</name>` of a text stands, by name: all of them, and those that can end a parameter
+    (followed, past blanks, by another tag or the end of the text)."""
+
+    _CLOSING = re.compile(r"</([a-z][a-z0-9_]*)>")
+    _NEXT = re.compile(r"\s*(?:</?[a-z][a-z0-9_]*>|\Z)")
+
+    def __init__(self, text: str) -> None:
+        self.at: dict[str, list[int]] = {}
+        self.ending: dict[str, list[int]] = {}
+        for found in self._CLOSING.finditer(text):
+            self.at.setdefault(found.group(1), []).append(found.start())
+            if self._NEXT.match(text, found.end()):
+                self.ending.setdefault(found.group(1), []).append(found.start())
+
+    def first(self, name: str, start: int) -> int:
+        """The first `</name>` at or after `start`, or -1."""
+        return _first(self.at.get(name, []), start)
+
+    def first_ending(self, name: str, start: int) -> int:
+        """The first `</name>` at or after `start` that can end a parameter, or -1."""
+        return _first(self.ending.get(name, []), start)
+
+
+def _first(places: list[int], start: int) -> int:
+    index = bisect.bisect_left(places, start)
+    return places[index] if index < len(places) else -1
+
+
+def _tool_body(text: str, pos: int, name: str, closings: _Closings) -> tuple[dict[str, str], int] | None:
     """The parameters of the tool tag whose body starts at `pos`, and where its closing tag ends."""
     close = f"</{name}>"
     params: dict[str, str] = {}
@@ -109,16 +142,17 @@ def _tool_body(text: str, pos: int, name: str) -> tuple[dict[str, str], int] | N
         if opening is None:
             if name not in KNOWN_TOOLS:
                 return None
-            end = text.find(close, pos)  # stray text inside a known tool: Cline ignores it too
+            end = closings.first(name, pos)  # stray text inside a known tool: Cline ignores it too
             return None if end < 0 else (params, end + len(close))
         param = opening.group(1)
-        ending = re.compile(rf"</{param}>(?=\s*(?:<[a-z][a-z0-9_]*>|{re.escape(close)}|\Z))")
-        found = ending.search(text, opening.end())
-        if found is None:
+        # The parameter's `</param>` is the first followed by another tag or the end (a file's content may
+        # hold the same closing tag inside it).
+        end = closings.first_ending(param, opening.end())
+        if end < 0:
             return None
-        value = text[opening.end() : found.start()]
+        value = text[opening.end() : end]
         params[param] = value.strip("\n") if param in ("content", "diff") else value.strip()
-        pos = found.end()
+        pos = end + len(param) + 3
 
 
 def without_environment(text: str) -> str:
@@ -150,11 +184,24 @@ def failed(text: str) -> bool:
 
 def user_words(text: str) -> tuple[str, frozenset[str]] | None:
     """What the user wrote, and in which tags, when the text wraps it in Cline's `<task>`, `<feedback>`,
-    `<answer>` or `<user_message>` tags (the text around them is Cline's own)."""
-    found = list(_WORDS.finditer(text))
-    if not found:
-        return None
-    return "\n".join(f.group(2) for f in found), frozenset(f.group(1) for f in found)
+    `<answer>` or `<user_message>` tags (the text around them is Cline's own). Each tag runs to the first
+    closing tag of its name; closings are looked up in an index, so unclosed tags cost nothing extra."""
+    closings: dict[str, list[int]] = {}
+    for found in _WORD_CLOSINGS.finditer(text):
+        closings.setdefault(found.group(1), []).append(found.start())
+    words: list[str] = []
+    tags: set[str] = set()
+    pos = 0
+    while (opening := _WORD_OPENINGS.search(text, pos)) is not None:
+        name = opening.group(1)
+        close = _first(closings.get(name, []), opening.end())
+        if close < 0:
+            pos = opening.end()
+            continue
+        words.append(text[opening.end() : close].strip())
+        tags.add(name)
+        pos = close + len(name) + 3
+    return ("\n".join(words), frozenset(tags)) if words else None
 
 
 def is_notice(text: str) -> bool:

@@ -327,3 +327,22 @@ def test_a_history_read_from_stdin_needs_an_agent() -> None:
     data = json.dumps([{"role": "user", "content": TASK}]).encode()
     with pytest.raises(InvalidMessage, match="pass --agent"):
         list(iter_stream_records(io.BytesIO(data), "-", "cline", None, 1_000_000))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("filler", ["<x><y>", "<task>", "<feedback> ", "<read_file><path></path>x"])
+def test_a_history_of_a_megabyte_of_unclosed_tags_is_read_without_hanging(filler: str) -> None:
+    """Tag lookups go through an index of the closing tags: a text of many unclosed tags costs its length
+    (it cost its length times its tags: minutes for a megabyte)."""
+    text = filler * (1_000_000 // len(filler))
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": f"<task>\nfix it\n</task> {text}"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": text}]},
+    ]
+    data = json.dumps(history).encode()
+    records = list(
+        iter_stream_records(
+            io.BytesIO(data), "tasks/17/api_conversation_history.json", "cline", None, 4 << 20
+        )
+    )
+    assert records[0].message.kind is Kind.USER
