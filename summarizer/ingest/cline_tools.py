@@ -12,6 +12,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from summarizer.ingest.tags import tag_spans
+
 KNOWN_TOOLS = frozenset(
     {
         "read_file",
@@ -55,8 +57,7 @@ _ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>
 _RESULT_HEADER = re.compile(r"\s*\[([A-Za-z0-9_.:-]+)(?: for [^\n]*?)?\] Result:[ \t]*\n?")
 _NOT_EXECUTED = re.compile(r"\s*Tool \[([A-Za-z0-9_.:-]+)\] was not executed because")
 _ERROR_LINE = re.compile(r"^\s*\[ERROR\]", re.MULTILINE)
-_WORD_OPENINGS = re.compile(r"<(task|feedback|answer|user_message)>")
-_WORD_CLOSINGS = re.compile(r"</(task|feedback|answer|user_message)>")
+USER_TAGS = ("task", "feedback", "answer", "user_message")
 _NOTICES = (
     "[TASK RESUMPTION]",
     "[ERROR]",
@@ -184,24 +185,11 @@ def failed(text: str) -> bool:
 
 def user_words(text: str) -> tuple[str, frozenset[str]] | None:
     """What the user wrote, and in which tags, when the text wraps it in Cline's `<task>`, `<feedback>`,
-    `<answer>` or `<user_message>` tags (the text around them is Cline's own). Each tag runs to the first
-    closing tag of its name; closings are looked up in an index, so unclosed tags cost nothing extra."""
-    closings: dict[str, list[int]] = {}
-    for found in _WORD_CLOSINGS.finditer(text):
-        closings.setdefault(found.group(1), []).append(found.start())
-    words: list[str] = []
-    tags: set[str] = set()
-    pos = 0
-    while (opening := _WORD_OPENINGS.search(text, pos)) is not None:
-        name = opening.group(1)
-        close = _first(closings.get(name, []), opening.end())
-        if close < 0:
-            pos = opening.end()
-            continue
-        words.append(text[opening.end() : close].strip())
-        tags.add(name)
-        pos = close + len(name) + 3
-    return ("\n".join(words), frozenset(tags)) if words else None
+    `<answer>` or `<user_message>` tags (the text around them is Cline's own)."""
+    spans = tag_spans(text, USER_TAGS)
+    if not spans:
+        return None
+    return "\n".join(text[s.body_start : s.body_end].strip() for s in spans), frozenset(s.name for s in spans)
 
 
 def is_notice(text: str) -> bool:

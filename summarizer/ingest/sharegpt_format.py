@@ -11,7 +11,6 @@ conversation and each output answers the oldest call not yet answered.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -23,6 +22,7 @@ from summarizer.ingest.jsontext import DocumentError, loads_strict
 from summarizer.ingest.openai_format import decode_arguments
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.tags import tag_spans, without_spans
 
 DEFAULT_AGENT = "sharegpt"
 SPEAKERS: dict[str, Kind] = {
@@ -42,8 +42,6 @@ SPEAKERS: dict[str, Kind] = {
     "tool": Kind.TOOL_RESULT,
     "ipython": Kind.TOOL_RESULT,
 }
-_TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-_TOOL_RESPONSE_TAG = re.compile(r"<tool_response>(.*?)</tool_response>", re.DOTALL)
 
 
 def parse_sharegpt(
@@ -89,14 +87,16 @@ def _turn(turn: Mapping[str, Any], pending: deque[str], numbering: list[int]) ->
     if kind is Kind.TOOL_CALL:
         return [_call(call, pending, numbering) for call in _calls(_decoded(text, "the function call"))]
     if kind is Kind.TOOL_RESULT:
-        outputs = [m.strip() for m in _TOOL_RESPONSE_TAG.findall(text)] or [text]
-        return [_result(output, pending) for output in outputs]
-    if kind is Kind.ASSISTANT and _TOOL_CALL_TAG.search(text):
+        outputs = [text[s.body_start : s.body_end].strip() for s in tag_spans(text, ["tool_response"])]
+        return [_result(output, pending) for output in outputs or [text]]
+    calls = tag_spans(text, ["tool_call"]) if kind is Kind.ASSISTANT else []
+    if calls:
         drafts = []
-        prose = _TOOL_CALL_TAG.sub("", text).strip()
+        prose = without_spans(text, calls).strip()
         if prose:
             drafts.append(Draft(Kind.ASSISTANT, prose))
-        for body in _TOOL_CALL_TAG.findall(text):
+        for span in calls:
+            body = text[span.body_start : span.body_end]
             drafts.extend(_call(call, pending, numbering) for call in _calls(_decoded(body, "a <tool_call>")))
         return drafts
     return [Draft(kind, text)]
