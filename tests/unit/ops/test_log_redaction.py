@@ -104,3 +104,21 @@ def test_provider_keys_of_any_known_shape_are_masked_in_free_text(captured: io.S
     structlog.get_logger("t").error("llm.failed", error=f"HTTP 401: invalid key {secret} for this org")
     (line,) = lines(captured)
     assert secret not in json.dumps(line)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("hostile", "masked"),
+    [
+        ("sk-" * 166_000, MASK),  # key-shaped, and a run tried as a URL scheme from every position
+        ("a" * 500_000 + " http://x", None),
+        ("x.y-z+" * 80_000 + "://u:p@h", "x.y-z+" * 80_000 + f"://u:{MASK}@h"),
+        ("a://b:" * 80_000, None),
+    ],
+)
+def test_masking_a_megabyte_of_hostile_text_takes_one_pass(hostile: str, masked: str | None) -> None:
+    """Every stored, logged or served text goes through the masking: a text built to make its patterns
+    backtrack must not stall the process (the first of these took 82 s)."""
+    from summarizer.domain.secrets import redact
+
+    assert redact(hostile) == (hostile if masked is None else masked)
