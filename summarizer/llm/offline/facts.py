@@ -73,13 +73,13 @@ _FILLER = re.compile(
 
 _ARTIFACT_PATTERNS: tuple[str, ...] = (
     r"\b(?:GET|POST|PUT|PATCH|DELETE)\s+/[\w/{}.:-]*",  # HTTP endpoints
-    r"\b[\w.+-]++@[\w-]++\.[\w.]+\b",  # e-mail addresses
+    r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.]+\b",  # e-mail addresses
     r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]++/)+[\w.-]*\w",  # paths with a directory
     r"(?<![\w/.-])[\w-]++\.(?:py|toml|ya?ml|json|md|sql|ts|js|go|rs|ini|cfg|txt|sh|pem|lock)\b",
-    r"\b[A-Za-z][\w.-]*+(?:==|>=|<=|~=)\d[\w.]*",  # pins
-    r"\b[A-Z][\w-]*+\s+v?\d+\.\d+(?:\.\d+)*\b",  # "PyJWT 2.8.0", "Python 3.12"
+    r"(?<![\w.-])[A-Za-z][\w.-]*+(?:==|>=|<=|~=)\d[\w.]*",  # pins
+    r"(?<![\w-])[A-Z][\w-]*+\s+v?\d+\.\d+(?:\.\d+)*\b",  # "PyJWT 2.8.0", "Python 3.12"
     r"\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b",  # bare versions
-    r"\b\d[\d,.]*\s?(?:seconds?|minutes?|min|hours?|days?|weeks?|KB|MB|GB|KiB|MiB|GiB|%|"
+    r"(?<![\w,.])\d[\d,.]*+\s?(?:seconds?|minutes?|min|hours?|days?|weeks?|KB|MB|GB|KiB|MiB|GiB|%|"
     r"tokens?|requests? per (?:second|minute|hour)|rps|workers?|retries|attempts|connections)\b",
     r"`[^`\n]{2,60}`",  # code names in backticks
     r"\b[a-z][a-z0-9]*+(?:_[a-z0-9]++)+\b",  # snake_case names and ids (mia_li_3668)
@@ -87,7 +87,9 @@ _ARTIFACT_PATTERNS: tuple[str, ...] = (
     r"\$\d[\d,]*(?:\.\d+)?",  # amounts
 )
 _ARTIFACT = re.compile("|".join(f"(?:{p})" for p in _ARTIFACT_PATTERNS))
-"""One pass over the text: the first kind that matches at a position wins, in the order above."""
+"""One pass over the text: the first kind that matches at a position wins, in the order above. A pattern
+that starts with a run of characters starts only where that run starts (a lookbehind, not `\b`): tried
+from every character of a long run, it made a line of `a.a.a.` cost its length squared."""
 
 
 @dataclass(frozen=True, slots=True)
