@@ -65,6 +65,7 @@ def ingest(
     being written) is skipped and counted. A file with no message is named; a run that finds no message
     at all exits 1.
     """
+    from summarizer.domain.errors import InvalidMessage
     from summarizer.ingest import ReadNotes, ReadOptions, Sidechains
     from summarizer.ingest.reader import read_records
 
@@ -74,8 +75,13 @@ def ingest(
     clamped = 0
     for source in sources:
         notes = ReadNotes()
-        records = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
-        _report_read(source, len(sources) > 1, notes, fmt, found=bool(records))
+        try:
+            records = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
+        except InvalidMessage as exc:
+            raise InvalidMessage(exc.reason + _other_format(source, fmt), exc.where) from None
+        _report_read(
+            source, len(sources) > 1, notes, fmt, found=bool(records), hint=_other_format(source, fmt)
+        )
         clamped += notes.clamped_times
         parsed.extend(records)
     if not parsed:
@@ -89,7 +95,26 @@ def ingest(
     )
 
 
-def _report_read(source: str, several: bool, notes: ReadNotes, fmt: str, *, found: bool) -> None:
+def _other_format(source: str, fmt: str) -> str:
+    """When an explicit --format found nothing or failed: the format the file's content looks like, if
+    another one (stdin cannot be read again)."""
+    if fmt == "auto" or source == "-":
+        return ""
+    from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
+
+    try:
+        with open(source, "rb") as stream:
+            found = detect(stream.read(HEAD_BYTES), source)
+    except (OSError, UndetectedFormat):
+        return ""
+    if found.format == fmt:
+        return ""
+    return f"; the file looks like {found.format} ({found.reason}): pass --format {found.format} or leave --format out"
+
+
+def _report_read(
+    source: str, several: bool, notes: ReadNotes, fmt: str, *, found: bool, hint: str = ""
+) -> None:
     """What reading one file found beyond its messages (prefixed with the file's name when there are several)."""
     head = f"{source}: " if several else ""
     if notes.detected:
@@ -105,11 +130,8 @@ def _report_read(source: str, several: bool, notes: ReadNotes, fmt: str, *, foun
     if notes.unpaired_calls:
         click.echo(f"{head}{notes.unpaired_calls} tool call(s) got no result in the input")
     if not found:
-        hint = (
-            " (sub-agent events are skipped: --sidechains agent keeps them)"
-            if fmt == "claude-code" or notes.detected.startswith("claude-code")
-            else ""
-        )
+        if not hint and (fmt == "claude-code" or notes.detected.startswith("claude-code")):
+            hint = " (sub-agent events are skipped: --sidechains agent keeps them)"
         click.echo(f"error: no message found in {source}{hint}; nothing stored from it", err=True)
 
 

@@ -212,3 +212,19 @@ def test_several_files_are_read_before_anything_is_stored(env: dict[str, str], t
     assert f"error: no message found in {empty} (sub-agent events are skipped" in result.stderr
     assert "agents: 3;" in result.stdout
     assert stored(env) > 0
+
+
+def test_a_wrong_explicit_format_names_the_format_the_file_looks_like(env: dict[str, str]) -> None:
+    codex = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
+    claude = CLAUDE_CODE / "compact_after_rewind.jsonl"
+    nothing = run_cli("ingest", str(codex), "--format", "claude-code", env=env)
+    assert nothing.returncode == 1
+    assert "no message found" in nothing.stderr
+    assert "looks like codex" in nothing.stderr
+    assert "pass --format codex or leave --format out" in nothing.stderr
+    refused = run_cli("ingest", str(claude), "--format", "canonical", env=env)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"{claude}:1: unknown key 'type'")
+    assert "looks like claude-code" in refused.stderr
+    assert "Traceback" not in refused.stderr + nothing.stderr
+    assert stored(env) == 0
