@@ -79,9 +79,8 @@ def ingest(
             records = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
         except InvalidMessage as exc:
             raise InvalidMessage(exc.reason + _other_format(source, fmt), exc.where) from None
-        _report_read(
-            source, len(sources) > 1, notes, fmt, found=bool(records), hint=_other_format(source, fmt)
-        )
+        hint = "" if records else _other_format(source, fmt)
+        _report_read(source, len(sources) > 1, notes, fmt, found=bool(records), hint=hint)
         clamped += notes.clamped_times
         parsed.extend(records)
     if not parsed:

@@ -8,7 +8,7 @@ followed-file positions as `summarizer watch`: nothing twice, nothing lost). Cod
 program gets a JSON argument after each turn; `hook codex` records that thread's rollout. Gemini CLI's
 hooks send the same kind of event JSON as Claude Code's (`SessionStart` takes `additionalContext` too;
 `AfterAgent`, `PreCompress` and `SessionEnd` record its session file, a JSON document it rewrites in
-place, imported whole with the messages it already gave skipped by their ids).
+place, read whole when it changed with the messages it already gave skipped by their ids).
 
 A hook never blocks the agent: a failure is one line on stderr and exit status 1 (Claude Code shows it and
 goes on), never 2.
@@ -68,7 +68,7 @@ def claude_code(per: str) -> None:
     name = event.get("hook_event_name")
     transcript = event.get("transcript_path")
     path = Path(transcript) if isinstance(transcript, str) and transcript else None
-    agent = _claude_agent(event, path, per)
+    agent = _hook_agent(event, path, per)
     if name == "SessionStart":
         _session_start(agent, path, "claude-code")
     elif name in RECORDING_EVENTS:
@@ -77,9 +77,9 @@ def claude_code(per: str) -> None:
         _record(path, "claude-code", agent)
 
 
-def _claude_agent(event: dict[str, Any], path: Path | None, per: str) -> str | None:
-    """The project's agent (the transcript's directory, named after the project's path, as Claude Code
-    names it), or the session id."""
+def _hook_agent(event: dict[str, Any], path: Path | None, per: str) -> str | None:
+    """The project's agent (the transcript's directory, which Claude Code names after the project's path;
+    without one, the working directory named the same way), or the session id."""
     if per == "project":
         if path is not None:
             return path.parent.name
@@ -98,7 +98,7 @@ def _session_start(agent: str | None, path: Path | None, fmt: str) -> None:
         settings = current_settings()
         db = composition.open_database(settings)
         if path is not None and path.is_file():  # a resumed session: what it said before is recorded first
-            _record_with(settings, db, path, fmt, agent)
+            _follow(settings, db, path, fmt, agent)
         summarizer = composition.build_summarizer(settings, db)
         if summarizer.store.agent_exists(agent):
             text, _version = summarizer.summary_text(agent)
@@ -112,27 +112,9 @@ def _record(path: Path, fmt: str, agent: str | None) -> None:
     if not path.is_file():
         _fail(f"no transcript at {path}")
     settings = current_settings()
-    problem = _record_with(settings, composition.open_database(settings), path, fmt, agent)
-    if problem:
-        click.echo(f"summarizer hook: {problem}", err=True)
-
-
-def _record_with(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> str | None:
-    """Record what `path` gained: a log of lines is followed from its kept position; a JSON document (a
-    Gemini CLI session file, rewritten on every turn) is read whole and what is stored is skipped."""
-    if path.suffix != ".json":
-        problem: str | None = _follow(settings, db, path, fmt, agent).problem
-        return problem
-    from summarizer import composition
-    from summarizer.domain.errors import SummarizerError
-    from summarizer.ingest.reader import read_records
-
-    try:
-        records = read_records(path, fmt, agent, settings.max_message_bytes)
-    except SummarizerError as exc:
-        return str(exc)
-    composition.build_summarizer(settings, db).record_many([(r.agent_id, r.message) for r in records])
-    return None
+    done = _follow(settings, composition.open_database(settings), path, fmt, agent)
+    if done.problem:
+        click.echo(f"summarizer hook: {done.problem}", err=True)
 
 
 def _follow(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> Any:
@@ -181,12 +163,7 @@ def gemini_cli(per: str) -> None:
     name = event.get("hook_event_name")
     transcript = event.get("transcript_path")
     path = Path(transcript) if isinstance(transcript, str) and transcript else None
-    cwd = event.get("cwd")
-    if per == "project" and isinstance(cwd, str) and cwd:
-        agent: str | None = "".join(c if c.isalnum() else "-" for c in cwd)
-    else:
-        session = event.get("session_id")
-        agent = session if isinstance(session, str) and session else None
+    agent = _hook_agent(event, None, per)  # Gemini's session files sit under a hash, not the project
     if name == "SessionStart":
         _session_start(agent, path, "gemini-cli")
     elif name in GEMINI_RECORDING_EVENTS:

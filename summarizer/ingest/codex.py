@@ -84,8 +84,8 @@ class CodexRollout:
         if kind is None and "record_type" in obj:
             return []  # the older layout's state line
         if kind is None and is_older_session_line(obj):
-            self.session = str(obj["id"]) if str(obj["id"]).strip() else self.session
-            self.started = obj["timestamp"] if isinstance(obj.get("timestamp"), str) else None
+            self.session = obj["id"] if obj["id"].strip() else self.session
+            self.started = obj["timestamp"]
             return []
         if not isinstance(kind, str):
             raise Problem(f"a rollout line needs 'type' as a string, got {json_type(kind)}")

@@ -74,8 +74,9 @@ def term_hits(
         # A few milliseconds of reading: compiling it (the walk's estimated cost is past jit_above_cost on
         # a long history) would cost more than it saves.
         conn.execute(text("SET LOCAL jit = off"))
-        form = _PG_TERM_SHORT if count <= SHORT_HISTORY else _PG_TERM
-        params["whole"] = count
+        form = _PG_TERM
+        if count <= SHORT_HISTORY:
+            form, params["whole"] = _PG_TERM_SHORT, count
         branches = " UNION ALL ".join(
             form.format(n=n, term=_literal(term), filters=clauses) for n, term in enumerate(terms)
         )
