@@ -2,7 +2,6 @@
 
     uv run python benchmarks/recall_bench.py quality [--database sqlite|postgresql|both]
     uv run python benchmarks/recall_bench.py latency --messages 100000 [--queries 200]
-    uv run python benchmarks/recall_bench.py recording [--messages 200000] [--per-call 100] [--database sqlite]
 
 `quality` replays the retention benchmark's three-week conversation (`benchmarks/retention_bench.py`: the
 host API records it an hour at a time, the update service folds what leaves the window with the offline
@@ -16,8 +15,7 @@ vocabulary, so a few words are in most messages and most are rare), in agents of
 times `Recall.search` (the word lookups, the ranking and the page's details) for rare, common and mixed
 questions per agent size: p50 and p95, and the index's size per message.
 
-`recording` times the host API recording a conversation with the search index and with the index dropped
-(migration 0009 downgraded), the same messages in the same calls, on PostgreSQL or SQLite.
+What the index costs the recording path is `benchmarks/recording_bench.py`'s.
 """
 
 from __future__ import annotations
@@ -30,9 +28,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 
@@ -44,15 +41,11 @@ from benchmarks.retention_bench import WINDOW_TOKENS, Clock, Replay, conversatio
 from benchmarks.retention_data import AGENT, FACTS
 from summarizer.composition import build_database
 from summarizer.composition.llm import build_engine
-from summarizer.domain.kinds import Kind
-from summarizer.domain.messages import NewMessage
 from summarizer.service.recall import Recall
 from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.migrations import downgrade, upgrade
+from summarizer.storage.sql.migrations import upgrade
 from summarizer.storage.sql.recall import SqlRecallStore
 
 TOP = 5
@@ -162,11 +155,11 @@ SELECT a.id, now(), 0, 0, a.n + 1, a.n / 4, a.n / 4, true, '[]', 0
 FROM (SELECT :prefix || g AS id, CAST(:size AS int) AS n FROM generate_series(1, CAST(:agents AS int)) AS g) AS a
 """
 _FILL_MESSAGES = """
-INSERT INTO messages (agent_id, seq, exchange_id, kind, content, continues_exchange, tokens, created_at, in_window)
+INSERT INTO messages (agent_id, seq, exchange_id, kind, content, continues_exchange, tokens, created_at)
 SELECT :prefix || a, s, (s + 3) / 4, CASE s % 4 WHEN 1 THEN 'user' WHEN 0 THEN 'assistant' ELSE 'tool_result' END,
     (SELECT string_agg('w' || floor(power(random(), 4) * CAST(:vocab AS int))::int, ' ')
        FROM generate_series(1, CAST(:words AS int)) AS w WHERE s > 0 AND a > 0),
-    false, 30, timestamptz '2026-01-01' + s * interval '1 minute', false
+    false, 30, timestamptz '2026-01-01' + s * interval '1 minute'
 FROM generate_series(1, CAST(:agents AS int)) AS a, generate_series(CAST(:first AS int), CAST(:last AS int)) AS s
 """
 _FILL_EXCHANGES = """
@@ -290,61 +283,6 @@ def _timed(call: Callable[[], object], n: int) -> tuple[float, float]:
     return round(statistics.median(samples), 2), round(samples[int(len(samples) * 0.95) - 1], 2)
 
 
-# ----- recording ------------------------------------------------------------------------------------------
-
-
-def recording(messages: int, per_call: int = 100, database: str = "postgresql") -> dict[str, object]:
-    """Messages per second recorded with the search index and without it (migration 0008), the same
-    messages in calls of `per_call` (100: a bulk import; 1: a live host recording message by message)."""
-    rng = random.Random(11)
-    words = [f"w{int((rng.random() ** 4) * VOCABULARY)}" for _ in range(20_000)]
-    base = datetime(2026, 1, 1, tzinfo=UTC)
-    batches: list[list[tuple[str, NewMessage]]] = []
-    for b in range(messages // per_call):
-        batch = []
-        for i in range(per_call):
-            n = b * per_call + i
-            kind = Kind.USER if n % 2 == 0 else Kind.ASSISTANT
-            content = " ".join(rng.choice(words) for _ in range(WORDS_PER_MESSAGE))
-            at = base + timedelta(seconds=n)
-            batch.append((f"rec-{(n // 100) % 50}", NewMessage(kind, content, tokens=30, created_at=at)))
-        batches.append(batch)
-    result: dict[str, object] = {"database": database, "messages": messages, "per_call": per_call}
-    for label, revision in (("with_index", None), ("without_index", "0008")):
-        with _recording_database(database) as db:
-            if revision is not None:
-                downgrade(db, revision)
-            store = SqlConversationStore(
-                ConversationStore(db, StoreConfig(window_tokens=2000, batch_size=10))
-            )
-            started = time.perf_counter()
-            for batch in batches:
-                store.record_many(batch)
-            seconds = time.perf_counter() - started
-            result[f"{label}_messages_per_s"] = round(messages / seconds)
-    with_index = float(result["with_index_messages_per_s"])  # type: ignore[arg-type]
-    without = float(result["without_index_messages_per_s"])  # type: ignore[arg-type]
-    result["slowdown"] = f"{(1 - with_index / without) * 100:.1f}%"
-    return result
-
-
-@contextmanager
-def _recording_database(database: str) -> Iterator[Database]:
-    if database == "postgresql":
-        with scratch_postgres("summarizer_recall_rec") as db:
-            yield db
-        return
-    with tempfile.TemporaryDirectory(prefix="recall-rec-") as tmp:
-        db = build_database(
-            Settings(data_dir=Path(tmp), database_url="", broker_url="", llm=LLMChoice.OFFLINE)
-        )
-        upgrade(db)
-        try:
-            yield db
-        finally:
-            db.dispose()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -357,10 +295,6 @@ def main() -> None:
     lat.add_argument("--queries", type=int, default=200)
     lat.add_argument("--keep", action="store_true", help="keep the filled database (its name is printed)")
     lat.add_argument("--reuse", metavar="NAME", help="measure a database an earlier --keep run filled")
-    rec = sub.add_parser("recording")
-    rec.add_argument("--messages", type=int, default=200_000)
-    rec.add_argument("--per-call", type=int, default=100, help="messages per recording call (1: live)")
-    rec.add_argument("--database", choices=("sqlite", "postgresql"), default="postgresql")
     args = parser.parse_args()
     if args.part == "quality":
         kinds = ("sqlite", "postgresql") if args.database == "both" else (args.database,)
@@ -373,10 +307,8 @@ def main() -> None:
                 f"{database}: {share} of aged-out facts in the top {TOP} when asked with 'more than two weeks "
                 f"ago' ({figures['share_aged_out']} without): {verdict} the target {TARGET}"
             )
-    elif args.part == "latency":
-        print(json.dumps(latency(args.messages, args.queries, keep=args.keep, reuse=args.reuse), indent=2))
     else:
-        print(json.dumps(recording(args.messages, args.per_call, args.database), indent=2))
+        print(json.dumps(latency(args.messages, args.queries, keep=args.keep, reuse=args.reuse), indent=2))
 
 
 if __name__ == "__main__":

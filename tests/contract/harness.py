@@ -136,8 +136,6 @@ class SqlInspection:
                             "continues_exchange": False,
                             "tokens": m.tokens,
                             "created_at": m.created_at,
-                            "in_window": False,
-                            "evicted_at": now,
                             "host_id": m.host_id,
                         }
                         for m in x.messages

@@ -1,4 +1,5 @@
-"""The window invariants again, through the real store and database, checking the stored per-message flags."""
+"""The window invariants again, through the real store and database: a message is in the window when its
+exchange is at or after the agent's window start, and exactly the exchanges before it are marked evicted."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, messages
+from summarizer.storage.sql.schema import agents, exchanges, messages
 from tests.support.conversations import WindowMessage, check_window_invariants, conversations
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -44,12 +45,20 @@ def test_stored_window_keeps_invariants(
                     seq=r["seq"],
                     kind=Kind(r["kind"]),
                     exchange=r["exchange_id"],
-                    in_window=r["in_window"],
+                    in_window=r["exchange_id"] is None or r["exchange_id"] >= state["window_start"],
                     tokens=r["tokens"],
                     tool_call_id=r["tool_call_id"],
                     continues_exchange=r["continues_exchange"],
                 )
                 for r in rows
             ]
+            marked = conn.execute(
+                select(exchanges.c.id, exchanges.c.evicted_at).where(exchanges.c.agent_id == agent_id)
+            ).all()
+        for number, evicted_at in marked:
+            assert (evicted_at is not None) is (number < state["window_start"]), (
+                number,
+                state["window_start"],
+            )
         in_window_exchanges = max(0, state["last_exchange"] - state["window_start"] + 1)
         check_window_invariants(stored, budget, state["window_tokens"], in_window_exchanges)

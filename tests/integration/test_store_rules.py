@@ -12,7 +12,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.reading import load_history, load_window_messages
+from summarizer.storage.sql.reading import load_exchange_messages, load_history, load_window_messages
 from summarizer.storage.sql.schema import agents, exchanges, messages, summary_update_queue
 from tests.support.rows import agents_waiting_past
 
@@ -65,10 +65,15 @@ def test_eviction_marks_the_exchange_and_all_its_messages_and_deletes_nothing(db
     assert evicted_ids == {1, 2, 3}
     for e in ex:
         assert (e["evict_reason"] == "budget") == (e["id"] in evicted_ids)
-    for r in rows:
-        evicted = r["exchange_id"] in evicted_ids
-        assert r["in_window"] is (not evicted)
-        assert (r["evicted_at"] is not None) is evicted
+    with db.read() as conn:
+        window_start = conn.execute(select(agents.c.window_start).where(agents.c.id == "a")).scalar_one()
+        window = load_window_messages(conn, "a")
+        evicted_messages = [m for x in sorted(evicted_ids) for m in load_exchange_messages(conn, "a", x)]
+    assert window_start == 4  # in the window: the preamble and exchanges 4 and 5, nothing else
+    assert [m.seq for m in window] == [r["seq"] for r in rows if r["exchange_id"] not in evicted_ids]
+    assert [m.seq for m in evicted_messages] == [r["seq"] for r in rows if r["exchange_id"] in evicted_ids]
+    assert all(m.in_window for m in window)
+    assert not any(m.in_window for m in evicted_messages)
 
 
 def test_window_tokens_are_preamble_plus_in_window_exchanges(db: Database) -> None:

@@ -86,7 +86,6 @@ def _batch_statement() -> Any:
             messages.c.tokens,
             messages.c.created_at,
             messages.c.exchange_id,
-            messages.c.in_window,
             messages.c.tool_call_id,
             messages.c.name,
             messages.c.input,
@@ -137,7 +136,7 @@ def batch_from_rows(rows: Sequence[Any]) -> EvictedBatch:
             heads.append(row)
             bodies[row.x_id] = []
         if row.seq is not None:
-            bodies[row.x_id].append(message_from_row(row))
+            bodies[row.x_id].append(message_from_row(row, in_window=False))  # evicted exchanges only
     batch = tuple(
         EvictedExchange(
             id=h.x_id,

@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Connection, Table
 
 COPY_THRESHOLD = 50
 """From this many rows COPY beats pipelined single-row INSERTs (about 8% at 50 rows, 23% at 100; below it the
-two are even); `benchmarks/recall_bench.py recording` records batches of 100."""
+two are even); `benchmarks/recording_bench.py` records batches of 100."""
 
 
 def bulk_insert(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, or_, select
 
 from summarizer.domain.history import ExchangeView, HistoryView
 from summarizer.domain.kinds import Kind
@@ -66,7 +66,7 @@ def load_history(conn: Connection, agent_id: str, default_budget: int) -> Histor
 _KIND_BY_VALUE: dict[str, Kind] = {kind.value: kind for kind in Kind}  # cheaper than calling Kind(value)
 
 
-def message_from_row(row: Any) -> StoredMessage:
+def message_from_row(row: Any, *, in_window: bool) -> StoredMessage:
     """A stored message from any row carrying the `messages` columns under their own names."""
     return StoredMessage(
         seq=row.seq,
@@ -75,7 +75,7 @@ def message_from_row(row: Any) -> StoredMessage:
         tokens=row.tokens,
         created_at=row.created_at,
         exchange_id=row.exchange_id,
-        in_window=row.in_window,
+        in_window=in_window,
         tool_call_id=row.tool_call_id,
         name=row.name,
         input=row.input,
@@ -84,24 +84,32 @@ def message_from_row(row: Any) -> StoredMessage:
     )
 
 
+def _window_start(agent_id: str) -> Any:
+    return select(agents.c.window_start).where(agents.c.id == agent_id).scalar_subquery()
+
+
 def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]:
-    """The preamble and every in-window message, in conversation order."""
+    """The preamble and every in-window message (its exchange at or after the agent's window start), in
+    conversation order."""
     rows = conn.execute(
         select(messages)
-        .where(messages.c.agent_id == agent_id, messages.c.in_window.is_(True))
+        .where(
+            messages.c.agent_id == agent_id,
+            or_(messages.c.exchange_id.is_(None), messages.c.exchange_id >= _window_start(agent_id)),
+        )
         .order_by(messages.c.seq)
     )
-    return [message_from_row(r) for r in rows]
+    return [message_from_row(r, in_window=True) for r in rows]
 
 
 def load_exchange_messages(conn: Connection, agent_id: str, exchange_id: int) -> list[StoredMessage]:
     """One exchange's messages in order, in the window or evicted (none for an unknown exchange)."""
     rows = conn.execute(
-        select(messages)
+        select(messages, (messages.c.exchange_id >= _window_start(agent_id)).label("in_window"))
         .where(messages.c.agent_id == agent_id, messages.c.exchange_id == exchange_id)
         .order_by(messages.c.seq)
     )
-    return [message_from_row(r) for r in rows]
+    return [message_from_row(r, in_window=bool(r.in_window)) for r in rows]
 
 
 def load_summary(conn: Connection, agent_id: str) -> Summary | None:

@@ -122,6 +122,7 @@ def details(
     found = conn.execute(
         select(messages).where(messages.c.agent_id == agent_id, messages.c.seq.in_(list(seqs)))
     )
+    evicted = {r.id for r in rows if r.evicted_at is not None}
     facts = ProvenanceFacts(
         summary=load_summary(conn, agent_id),
         exchanges=tuple(
@@ -134,7 +135,13 @@ def details(
     return RecallDetails(
         facts=facts,
         exchanges={r.id: (r.title, r.started_at, r.ended_at) for r in rows},
-        messages={m.seq: m for m in map(message_from_row, found)},
+        messages={
+            m.seq: m
+            for m in (
+                message_from_row(r, in_window=r.exchange_id is None or r.exchange_id not in evicted)
+                for r in found
+            )
+        },
     )
 
 

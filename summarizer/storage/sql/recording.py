@@ -75,7 +75,7 @@ def record_batches(
         state = states[agent_id]
         first_new_exchange = state.last_exchange + 1
         plan = plan_agent(agent_id, state, fresh, lookups[agent_id], now)
-        out.add(agent_id, plan, state.window_start, first_new_exchange)
+        out.add(agent_id, plan, first_new_exchange)
         result = report.agents[agent_id]
         result.stored = len(plan.messages)
         result.evicted_exchanges = plan.evicted_exchanges

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, update
+from sqlalchemy import Connection, bindparam, update
 
 from summarizer.domain.window import Plan
 from summarizer.storage.sql.bulk import bulk_insert
@@ -43,21 +43,6 @@ _EVICT_EXCHANGES = (
     )
 )
 
-_EVICT_MESSAGES = (
-    update(messages)
-    .where(
-        and_(
-            messages.c.agent_id == bindparam("b_agent", type_=messages.c.agent_id.type),
-            messages.c.exchange_id.between(
-                bindparam("b_first", type_=messages.c.exchange_id.type),
-                bindparam("b_last", type_=messages.c.exchange_id.type),
-            ),
-            messages.c.in_window.is_(True),
-        )
-    )
-    .values(in_window=False, evicted_at=bindparam("b_at", type_=messages.c.evicted_at.type))
-)
-
 
 @dataclass(slots=True)
 class PlanRows:
@@ -66,8 +51,8 @@ class PlanRows:
     grown_exchanges: list[dict[str, Any]] = field(default_factory=list)
     evicted_ranges: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, agent_id: str, plan: Plan, window_start: int, first_new_exchange: int) -> None:
-        """Gather one agent's plan. `window_start` is the agent's after planning."""
+    def add(self, agent_id: str, plan: Plan, first_new_exchange: int) -> None:
+        """Gather one agent's plan."""
         if not plan.messages:
             return
         evicted_at = eviction_times(plan.evictions, plan.exchanges.keys())
@@ -75,7 +60,6 @@ class PlanRows:
         for placed in plan.messages:
             m = placed.message
             number = placed.exchange
-            in_window = number is None or number >= window_start
             if number is not None:
                 span = spans.setdefault(number, [placed.seq, placed.seq])
                 span[1] = placed.seq
@@ -93,8 +77,6 @@ class PlanRows:
                     "continues_exchange": m.continues_exchange,
                     "tokens": placed.tokens,
                     "created_at": placed.created_at,
-                    "in_window": in_window,
-                    "evicted_at": None if in_window else evicted_at.get(number or 0, placed.created_at),
                     "host_id": m.host_id,
                 }
             )
@@ -131,7 +113,8 @@ class PlanRows:
                         "g_completed": change.complete,
                     }
                 )
-        # Exchanges stored before this batch that have now left the window: range updates.
+        # Exchanges stored before this batch that have now left the window: range updates of their rows (their
+        # messages are not touched: whether a message is in the window follows from the agent's window_start).
         for ev in plan.evictions:
             last = min(ev.last, first_new_exchange - 1)
             if last >= ev.first:
@@ -146,14 +129,12 @@ class PlanRows:
                 )
 
     def write(self, conn: Connection) -> None:
-        """Messages and new exchanges by COPY (or one executemany), the rest by one executemany each."""
+        """Messages and new exchanges by COPY (or one executemany), the rest by one executemany each.
+        Eviction updates exchange rows only: rewriting every evicted message would cost a second heap
+        tuple and a second set of index entries (the search index's too) per message."""
         bulk_insert(conn, messages, self.messages)
         if self.grown_exchanges:
             conn.execute(_GROW_EXCHANGE, self.grown_exchanges)
         bulk_insert(conn, exchanges, self.new_exchanges)
         if self.evicted_ranges:
             conn.execute(_EVICT_EXCHANGES, self.evicted_ranges)
-            conn.execute(
-                _EVICT_MESSAGES,
-                [{k: v for k, v in r.items() if k != "b_reason"} for r in self.evicted_ranges],
-            )

@@ -73,12 +73,11 @@ messages = Table(
     Column("continues_exchange", Boolean, nullable=False),
     Column("tokens", Integer, nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
-    Column("in_window", Boolean, nullable=False),
-    Column("evicted_at", UTCDateTime(), nullable=True),
     Column("host_id", String(200), nullable=True),
     UniqueConstraint("agent_id", "host_id"),
     Index(None, "agent_id", "exchange_id"),
-    Index(None, "agent_id", "in_window", "seq"),
+    # Whether a message is in the window is not stored here: it is (exchange_id IS NULL or exchange_id >=
+    # agents.window_start), and when it left is its exchange's evicted_at. Eviction writes no message row.
 )
 
 exchanges = Table(
