@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, and_, bindparam, or_, select, update
+from sqlalchemy import Connection, Integer, RowMapping, and_, bindparam, or_, select, update
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.messages import NewMessage
@@ -142,11 +142,18 @@ def lock_agents(conn: Connection, ids: list[str], now: datetime) -> dict[str, Ro
     return rows
 
 
+_LOCK_AGENTS = (
+    select(agents)
+    .where(agents.c.id.in_(bindparam("l_ids", expanding=True)))
+    .order_by(agents.c.id)
+    .with_for_update()
+)
+
+
 def _select_locked(conn: Connection, ids: Sequence[str]) -> dict[str, RowMapping]:
     rows: dict[str, RowMapping] = {}
     for chunk in chunks(ids):
-        stmt = select(agents).where(agents.c.id.in_(chunk)).order_by(agents.c.id).with_for_update()
-        rows.update({row["id"]: row for row in conn.execute(stmt).mappings()})
+        rows.update({row["id"]: row for row in conn.execute(_LOCK_AGENTS, {"l_ids": list(chunk)}).mappings()})
     return rows
 
 
@@ -292,6 +299,27 @@ def likely_lookups(state: WindowState, batch: list[tuple[NewMessage, int]]) -> l
     return [r for r in ranges if len(r)]
 
 
+_ONE_AGENT_TOKENS = select(exchanges.c.agent_id, exchanges.c.id, exchanges.c.tokens).where(
+    exchanges.c.agent_id == bindparam("p_agent", type_=exchanges.c.agent_id.type),
+    or_(
+        exchanges.c.id.between(bindparam("p_first0", type_=Integer), bindparam("p_last0", type_=Integer)),
+        exchanges.c.id.between(bindparam("p_first1", type_=Integer), bindparam("p_last1", type_=Integer)),
+    ),
+)
+"""The common case, built once: one agent, and the (at most two) ranges `likely_lookups` names."""
+
+
+def _one_agent_params(agent_id: str, ranges: list[range]) -> dict[str, Any]:
+    spans = [(r.start, r.stop - 1) for r in ranges] + [(1, 0)] * (2 - len(ranges))  # (1, 0): no exchange
+    return {
+        "p_agent": agent_id,
+        "p_first0": spans[0][0],
+        "p_last0": spans[0][1],
+        "p_first1": spans[1][0],
+        "p_last1": spans[1][1],
+    }
+
+
 def prefetch_exchange_tokens(
     conn: Connection, states: Mapping[str, WindowState], fresh: Mapping[str, list[tuple[NewMessage, int]]]
 ) -> dict[str, ExchangeTokens]:
@@ -299,6 +327,10 @@ def prefetch_exchange_tokens(
     wanted = {a: likely_lookups(state, fresh[a]) for a, state in states.items()}
     found: dict[str, dict[int, int]] = {agent_id: {} for agent_id in states}
     for chunk in chunks(sorted(a for a, ranges in wanted.items() if ranges)):
+        if len(chunk) == 1 and len(wanted[chunk[0]]) <= 2:
+            for row in conn.execute(_ONE_AGENT_TOKENS, _one_agent_params(chunk[0], wanted[chunk[0]])):
+                found[row.agent_id][row.id] = row.tokens
+            continue
         condition = or_(
             *(
                 and_(exchanges.c.agent_id == a, exchanges.c.id.between(r.start, r.stop - 1))

@@ -10,6 +10,7 @@ from sqlalchemy import Connection, bindparam, update
 from summarizer.domain.window import Plan
 from summarizer.storage.sql.bulk import bulk_insert
 from summarizer.storage.sql.schema import exchanges, messages
+from summarizer.storage.sql.search_rows import index_new_messages
 from summarizer.storage.sql.window_rows import eviction_times, reason_for
 
 _GROW_EXCHANGE = (
@@ -47,6 +48,7 @@ _EVICT_EXCHANGES = (
 @dataclass(slots=True)
 class PlanRows:
     messages: list[dict[str, Any]] = field(default_factory=list)
+    message_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     new_exchanges: list[dict[str, Any]] = field(default_factory=list)
     grown_exchanges: list[dict[str, Any]] = field(default_factory=list)
     evicted_ranges: list[dict[str, Any]] = field(default_factory=list)
@@ -56,6 +58,7 @@ class PlanRows:
         if not plan.messages:
             return
         evicted_at = eviction_times(plan.evictions, plan.exchanges.keys())
+        self.message_spans[agent_id] = (plan.messages[0].seq, plan.messages[-1].seq)
         spans: dict[int, list[int]] = {}
         for placed in plan.messages:
             m = placed.message
@@ -133,6 +136,7 @@ class PlanRows:
         Eviction updates exchange rows only: rewriting every evicted message would cost a second heap
         tuple and a second set of index entries (the search index's too) per message."""
         bulk_insert(conn, messages, self.messages)
+        index_new_messages(conn, self.message_spans)
         if self.grown_exchanges:
             conn.execute(_GROW_EXCHANGE, self.grown_exchanges)
         bulk_insert(conn, exchanges, self.new_exchanges)

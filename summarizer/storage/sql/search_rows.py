@@ -1,0 +1,34 @@
+"""The search index's rows for newly recorded messages, written in the recording transaction.
+
+PostgreSQL computes each message's `tsvector` itself (a stored generated column, migration 0009): nothing
+to do here. SQLite's FTS5 table is filled by one INSERT ... SELECT per agent and batch, reading back the
+messages the same transaction just wrote. Not by a trigger on `messages` (migration 0012 dropped it): a
+trigger runs each row's insert as a nested statement, and FTS5 writes its pending words out as a new index
+segment at every statement boundary, so a batch of 100 messages became 100 tiny segments to merge, which
+cost as much again as the indexing itself. One statement per batch leaves a single segment at commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy import Connection
+
+SQLITE_DOCUMENT = "substr(content || ' ' || coalesce(name, '') || ' ' || coalesce(input, ''), 1, 200000)"
+"""What FTS5 indexes of a message: its text, tool name and tool input, at most 200,000 characters (the
+expression migration 0009's backfill used)."""
+
+_INDEX_SQLITE = (
+    f"INSERT INTO message_search (document, agent_id, seq) SELECT {SQLITE_DOCUMENT}, agent_id, seq "
+    "FROM messages WHERE agent_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
+)
+
+
+def index_new_messages(conn: Connection, spans: Mapping[str, tuple[int, int]]) -> None:
+    """Index the messages with seq in [first, last] of each agent in `spans`, just recorded in `conn`."""
+    if not spans or conn.dialect.name != "sqlite":
+        return
+    # Straight to the driver: a plain statement, and SQLAlchemy's handling of it cost more than running it.
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    driver.executemany(_INDEX_SQLITE, [(agent, first, last) for agent, (first, last) in spans.items()])
