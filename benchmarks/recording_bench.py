@@ -118,9 +118,9 @@ def run_once(kind: str, messages: int, per_call: int, drop_search: bool) -> floa
                 for statement in _DROP_SEARCH[kind]:
                     conn.execute(text(statement))
             # SQLite's search rows are written by the recording code (search_rows.py): nothing to write to.
-            from summarizer.storage.sql import recording_rows
+            from summarizer.storage.sql import search_rows
 
-            recording_rows.index_new_messages = lambda conn, spans: None  # type: ignore[assignment]
+            search_rows.index_new_messages = lambda conn, spans: None
         store = SqlConversationStore(ConversationStore(db, StoreConfig(window_tokens=2000, batch_size=10)))
         started = time.perf_counter()
         for batch in work:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,8 +13,11 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import NewMessage
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql import migrations
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import compared, metadata
 from tests.support.services import fresh_postgres_database
@@ -137,3 +140,37 @@ def test_history_recorded_before_the_search_index_is_found_after_the_upgrade(emp
     migrations.downgrade(empty_db, "0008")
     migrations.upgrade(empty_db)
     assert Recall(SqlRecallStore(empty_db)).search("old", "thirty").hits[0].exchange_id == 1
+
+
+def test_downgrading_0011_restores_each_messages_window_flag_and_eviction_time(empty_db: Database) -> None:
+    migrations.upgrade(empty_db)
+    store = ConversationStore(empty_db, StoreConfig(window_tokens=50, batch_size=100))
+    t0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    store.record(
+        "a",
+        [NewMessage(Kind.SYSTEM, "be brief", tokens=5, created_at=t0)]
+        + [
+            NewMessage(kind, f"{kind.value} {i}", tokens=10, created_at=t0 + timedelta(minutes=i))
+            for i in range(1, 7)
+            for kind in (Kind.USER, Kind.ASSISTANT)
+        ],
+    )
+    migrations.downgrade(empty_db, "0010")
+    with empty_db.read() as conn:
+        window_start = conn.execute(text("SELECT window_start FROM agents WHERE id = 'a'")).scalar_one()
+        evicted = dict(
+            conn.execute(text("SELECT id, evicted_at FROM exchanges WHERE evicted_at IS NOT NULL")).all()
+        )
+        rows = conn.execute(
+            text("SELECT exchange_id, in_window, evicted_at FROM messages ORDER BY seq")
+        ).all()
+    assert window_start > 1
+    assert set(evicted) == set(range(1, window_start))
+    for exchange_id, in_window, evicted_at in rows:
+        gone = exchange_id is not None and exchange_id < window_start
+        assert bool(in_window) is not gone
+        assert (evicted_at is not None) is gone
+        if gone:
+            assert str(evicted_at) == str(evicted[exchange_id])
+    migrations.upgrade(empty_db)
+    assert schema_differences(empty_db) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, text
 
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.domain.kinds import Kind
@@ -280,3 +280,46 @@ def test_record_in_the_callers_transaction_commits_and_rolls_back_with_it(db: Da
     with pytest.raises(HostFailure):
         host_transaction()
     assert count(db, messages) == 9  # ours went with it
+
+
+def test_eviction_rewrites_no_message_row(db: Database) -> None:
+    """Whether a message is in the window follows from its exchange: evicting writes exchange rows only
+    (rewriting each message would cost a second heap tuple and second index entries, the search's too)."""
+    store = store_for(db, budget=100)
+    store.record("a", conversation(2))
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        statements.append(" ".join(statement.split()).upper())
+
+    event.listen(db.engine, "before_cursor_execute", seen)
+    try:
+        report = store.record("a", [m for i in range(3, 7) for m in exchange(i, tokens=10, tool=True)])
+    finally:
+        event.remove(db.engine, "before_cursor_execute", seen)
+    assert report.agents["a"].evicted_exchanges > 0
+    assert any(s.startswith("UPDATE EXCHANGES") for s in statements)
+    assert not [s for s in statements if s.startswith("UPDATE MESSAGES")]
+
+
+def test_each_recorded_message_has_one_search_row(db: Database) -> None:
+    """SQLite's FTS5 rows are written by the recording statement per batch (no trigger): exactly one per
+    message, across agents, batches and messages skipped as already stored. PostgreSQL's is a column."""
+    store = store_for(db, budget=100)
+    store.record_many([("a", m) for m in conversation(3)] + [("b", m) for m in conversation(2)])
+    store.record("a", [NewMessage(Kind.USER, "again", host_id="h1", created_at=T0 + timedelta(hours=1))])
+    store.record("a", [NewMessage(Kind.USER, "again", host_id="h1", created_at=T0 + timedelta(hours=1))])
+    with db.read() as conn:
+        stored = conn.execute(select(messages.c.agent_id, messages.c.seq).order_by("agent_id", "seq")).all()
+        if db.engine.dialect.name == "sqlite":
+            indexed = conn.execute(
+                text("SELECT agent_id, seq FROM message_search ORDER BY agent_id, seq")
+            ).all()
+        else:
+            indexed = conn.execute(
+                text(
+                    "SELECT agent_id, seq FROM messages WHERE search_document IS NOT NULL ORDER BY agent_id, seq"
+                )
+            ).all()
+    assert len(stored) == 4 * 3 + 1 + 4 * 2 + 1 + 1
+    assert [tuple(r) for r in indexed] == [tuple(r) for r in stored]

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, update
 
 from summarizer.domain.window import Plan
+from summarizer.storage.sql import search_rows
 from summarizer.storage.sql.bulk import bulk_insert
 from summarizer.storage.sql.schema import exchanges, messages
-from summarizer.storage.sql.search_rows import index_new_messages
 from summarizer.storage.sql.window_rows import eviction_times, reason_for
 
 _GROW_EXCHANGE = (
@@ -136,7 +136,7 @@ class PlanRows:
         Eviction updates exchange rows only: rewriting every evicted message would cost a second heap
         tuple and a second set of index entries (the search index's too) per message."""
         bulk_insert(conn, messages, self.messages)
-        index_new_messages(conn, self.message_spans)
+        search_rows.index_new_messages(conn, self.message_spans)
         if self.grown_exchanges:
             conn.execute(_GROW_EXCHANGE, self.grown_exchanges)
         bulk_insert(conn, exchanges, self.new_exchanges)
