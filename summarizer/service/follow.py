@@ -50,14 +50,17 @@ class Follower:
 
     def agent_for(self, path: Path) -> str | None:
         """The agent a file's messages go to: the one given, the project, or None (each log's own session
-        id). A project is the directory Claude Code keeps a project's transcripts in, or the project
-        directory above Gemini CLI's `chats`; Codex rollouts (filed by date) and Cline tasks have no
+        id). A project is the directory Claude Code keeps a project's transcripts in (also for a sub-agent's
+        `<project>/<session>/subagents/agent-*.jsonl`), or the project directory above Gemini CLI's `chats`;
+        Codex rollouts (filed by date) and Cline tasks have no
         project in their path and stay one agent per session."""
         if self._agent is not None:
             return self._agent
         if self._per != "project" or path.name.startswith("rollout-") or path.name == CLINE_HISTORY:
             return None
         parent = path.resolve().parent
+        if parent.name == "subagents":
+            return parent.parent.parent.name
         return parent.parent.name if parent.name == "chats" else parent.name
 
     def follow(self, path: Path) -> Followed:

@@ -166,11 +166,15 @@ def test_a_json_file_of_no_log_format_is_passed_over_quietly(
     assert _stored(db) == []
 
 
-def test_the_project_of_a_gemini_session_is_the_directory_above_chats(
+def test_the_project_a_log_belongs_to_is_read_from_its_path(
     db: Database, settings: Settings, tmp_path: Path
 ) -> None:
     follower = build_follower(settings, db, per="project")
     assert follower.agent_for(tmp_path / "abc123" / "chats" / "session-1.json") == "abc123"
     assert follower.agent_for(tmp_path / "-home-me-app" / "s.jsonl") == "-home-me-app"
+    assert (
+        follower.agent_for(tmp_path / "-home-me-app" / "s1" / "subagents" / "agent-a1.jsonl")
+        == "-home-me-app"
+    )
     assert follower.agent_for(tmp_path / "2026" / "02" / "23" / "rollout-x.jsonl") is None  # its session
     assert follower.agent_for(tmp_path / "tasks" / "17" / "api_conversation_history.json") is None

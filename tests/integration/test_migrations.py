@@ -158,9 +158,12 @@ def test_downgrading_0011_restores_each_messages_window_flag_and_eviction_time(e
     migrations.downgrade(empty_db, "0010")
     with empty_db.read() as conn:
         window_start = conn.execute(text("SELECT window_start FROM agents WHERE id = 'a'")).scalar_one()
-        evicted = dict(
-            conn.execute(text("SELECT id, evicted_at FROM exchanges WHERE evicted_at IS NOT NULL")).all()
-        )
+        evicted: dict[int, object] = {
+            number: at
+            for number, at in conn.execute(
+                text("SELECT id, evicted_at FROM exchanges WHERE evicted_at IS NOT NULL")
+            ).all()
+        }
         rows = conn.execute(
             text("SELECT exchange_id, in_window, evicted_at FROM messages ORDER BY seq")
         ).all()
