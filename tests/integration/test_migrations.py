@@ -15,10 +15,12 @@ from sqlalchemy import inspect, text
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
+from summarizer.service.recall import Recall
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql import migrations
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.recall import SqlRecallStore
 from summarizer.storage.sql.schema import compared, metadata
 from tests.support.services import fresh_postgres_database
 
@@ -104,9 +106,6 @@ def test_a_database_behind_is_still_refused_by_alembics_own_check(tmp_path: Path
 
 
 def test_history_recorded_before_the_search_index_is_found_after_the_upgrade(empty_db: Database) -> None:
-    from summarizer.service.recall import Recall
-    from summarizer.storage.sql.recall import SqlRecallStore
-
     migrations.upgrade(empty_db, "0008")
     now = datetime(2026, 11, 1, tzinfo=UTC)
     with empty_db.write() as conn:
@@ -177,3 +176,21 @@ def test_downgrading_0011_restores_each_messages_window_flag_and_eviction_time(e
             assert str(evicted_at) == str(evicted[exchange_id])
     migrations.upgrade(empty_db)
     assert schema_differences(empty_db) == []
+
+
+def test_0013_turns_stored_json_nulls_into_sql_null_and_null_no_longer_finds_them(empty_db: Database) -> None:
+    store = ConversationStore(empty_db, StoreConfig(window_tokens=0, batch_size=100))
+    migrations.upgrade(empty_db, "0012")
+    t0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    store.record("a", [NewMessage(Kind.USER, "which grace window?", created_at=t0)])
+    json_null = "'null'::jsonb" if empty_db.engine.dialect.name == "postgresql" else "'null'"
+    with empty_db.write() as conn:  # what single-row inserts stored before 0013
+        conn.execute(text(f"UPDATE messages SET input = {json_null}"))
+        if empty_db.engine.dialect.name == "sqlite":
+            conn.execute(text("UPDATE message_search SET document = document || '  null'"))
+    migrations.upgrade(empty_db)
+    with empty_db.read() as conn:
+        assert conn.execute(text("SELECT count(*) FROM messages WHERE input IS NOT NULL")).scalar_one() == 0
+    recall = Recall(SqlRecallStore(empty_db))
+    assert recall.search("a", "null").hits == ()
+    assert [h.exchange_id for h in recall.search("a", "grace").hits] == [1]

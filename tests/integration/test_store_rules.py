@@ -10,9 +10,11 @@ from sqlalchemy import event, func, select, text
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
+from summarizer.service.recall import Recall
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.reading import load_exchange_messages, load_history, load_window_messages
+from summarizer.storage.sql.recall import SqlRecallStore
 from summarizer.storage.sql.schema import agents, exchanges, messages, summary_update_queue
 from tests.support.rows import agents_waiting_past
 
@@ -323,3 +325,18 @@ def test_each_recorded_message_has_one_search_row(db: Database) -> None:
             ).all()
     assert len(stored) == 4 * 3 + 1 + 4 * 2 + 1 + 1
     assert [tuple(r) for r in indexed] == [tuple(r) for r in stored]
+
+
+@pytest.mark.parametrize("count", [1, 60])  # 60: from 50 rows PostgreSQL inserts by COPY
+def test_a_message_without_tool_input_stores_sql_null_and_is_not_found_by_null(
+    db: Database, count: int
+) -> None:
+    store = store_for(db, budget=0)
+    store.record("a", [NewMessage(Kind.USER, f"hello {i}", created_at=T0) for i in range(count)])
+    store.record("a", [NewMessage(Kind.ASSISTANT, "the user id was null", created_at=T0)])
+    with db.read() as conn:
+        inputs = conn.execute(select(messages.c.input).where(messages.c.input.is_not(None))).all()
+    assert inputs == []
+    page = Recall(SqlRecallStore(db)).search("a", "null")
+    assert [h.exchange_id for h in page.hits] == [count]  # the exchange the answer closes, no other
+    assert page.total == 1

@@ -18,7 +18,7 @@ from sqlalchemy import (
     text,
 )
 
-from summarizer.storage.sql.types import BigId, Json, RedactedJson, RedactedText, UTCDateTime
+from summarizer.storage.sql.types import BigId, Json, OptionalJson, RedactedJson, RedactedText, UTCDateTime
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -68,7 +68,7 @@ messages = Table(
     Column("content", Text, nullable=False),
     Column("tool_call_id", String(200), nullable=True),
     Column("name", String(200), nullable=True),
-    Column("input", Json, nullable=True),
+    Column("input", OptionalJson, nullable=True),
     Column("is_error", Boolean, nullable=True),
     Column("continues_exchange", Boolean, nullable=False),
     Column("tokens", Integer, nullable=False),

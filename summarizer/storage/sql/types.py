@@ -12,6 +12,9 @@ from sqlalchemy.dialects.postgresql import JSONB
 from summarizer.domain.secrets import redact, redact_json
 
 Json = JSON().with_variant(JSONB(), "postgresql")
+OptionalJson = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+"""`Json` where Python None is SQL NULL, not the JSON text `null` (a message without a tool input: the
+search document would otherwise hold the word "null" for every such message)."""
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
