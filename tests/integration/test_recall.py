@@ -206,3 +206,24 @@ def test_a_long_history_is_searched_through_the_index_with_the_same_answers(
     monkeypatch.setattr(sql_recall, "SHORT_HISTORY", 0)
     assert shown() == short
     assert all(short[:2])  # found something to compare
+
+
+def test_a_capped_word_reads_its_newest_matches_on_both_databases(
+    db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the per-word cap, the messages read are the newest (a common word weighs little, but the
+    exchanges it can still lift should be the recent ones), whether the history is read whole or through
+    the index."""
+    from summarizer.domain.kinds import Kind
+    from summarizer.domain.messages import NewMessage
+    from summarizer.domain.recall import RecallFilter
+    from summarizer.storage.sql import recall as sql_recall
+
+    api = build_summarizer(settings, db)
+    api.record_batch(AGENT, [NewMessage(Kind.USER, f"deploy number {n}") for n in range(12)])
+    for short in (sql_recall.SHORT_HISTORY, 0):
+        monkeypatch.setattr(sql_recall, "SHORT_HISTORY", short)
+        with db.read() as conn:
+            found = sql_recall.term_hits(conn, AGENT, ["deploy"], RecallFilter(), cap=3)
+        assert found is not None
+        assert sorted(seq for _, seq, _ in found.hits["deploy"]) == [10, 11, 12]

@@ -41,8 +41,11 @@ _SQLITE_TERM = """
 SELECT m.exchange_id, m.seq, m.tokens FROM message_search AS s
 JOIN messages AS m ON m.agent_id = s.agent_id AND m.seq = s.seq
 WHERE message_search MATCH :match AND s.agent_id = :agent{filters}
-LIMIT :cap
+ORDER BY s.rowid DESC LIMIT :cap
 """
+"""One word's newest matches on SQLite. An agent's search rows are added in the order of its messages
+(the recording statement and every rebuild go by agent and seq), so the newest have the highest rowids,
+and FTS5 walks a word's matches by rowid in either direction without sorting."""
 
 
 def message_count(conn: Connection, agent_id: str) -> int | None:
