@@ -180,9 +180,10 @@ def test_downgrading_0011_restores_each_messages_window_flag_and_eviction_time(e
 
 def test_0013_turns_stored_json_nulls_into_sql_null_and_null_no_longer_finds_them(empty_db: Database) -> None:
     store = ConversationStore(empty_db, StoreConfig(window_tokens=0, batch_size=100))
-    migrations.upgrade(empty_db, "0012")
+    migrations.upgrade(empty_db)
     t0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
     store.record("a", [NewMessage(Kind.USER, "which grace window?", created_at=t0)])
+    migrations.downgrade(empty_db, "0012")
     json_null = "'null'::jsonb" if empty_db.engine.dialect.name == "postgresql" else "'null'"
     with empty_db.write() as conn:  # what single-row inserts stored before 0013
         conn.execute(text(f"UPDATE messages SET input = {json_null}"))

@@ -304,27 +304,33 @@ def test_eviction_rewrites_no_message_row(db: Database) -> None:
     assert not [s for s in statements if s.startswith("UPDATE MESSAGES")]
 
 
+def _indexed(db: Database) -> list[tuple[str, int]]:
+    """(agent, seq) of every search row (SQLite's rows hold the agent as the hex of its id and a 0)."""
+    with db.read() as conn:
+        if db.engine.dialect.name == "sqlite":
+            words = conn.execute(text("SELECT agent, seq FROM message_search"))
+            return sorted((bytes.fromhex(word[:-1]).decode(), seq) for word, seq in words)
+        rows = conn.execute(text("SELECT agent_id, seq FROM messages WHERE search_document IS NOT NULL"))
+        return sorted((agent, seq) for agent, seq in rows)
+
+
 def test_each_recorded_message_has_one_search_row(db: Database) -> None:
     """SQLite's FTS5 rows are written by the recording statement per batch (no trigger): exactly one per
-    message, across agents, batches and messages skipped as already stored. PostgreSQL's is a column."""
+    message, across agents, batches and messages skipped as already stored, and an agent deleted (by an
+    operator, in SQL) takes its rows along. PostgreSQL's is a column."""
     store = store_for(db, budget=100)
     store.record_many([("a", m) for m in conversation(3)] + [("b", m) for m in conversation(2)])
     store.record("a", [NewMessage(Kind.USER, "again", host_id="h1", created_at=T0 + timedelta(hours=1))])
     store.record("a", [NewMessage(Kind.USER, "again", host_id="h1", created_at=T0 + timedelta(hours=1))])
     with db.read() as conn:
-        stored = conn.execute(select(messages.c.agent_id, messages.c.seq).order_by("agent_id", "seq")).all()
-        if db.engine.dialect.name == "sqlite":
-            indexed = conn.execute(
-                text("SELECT agent_id, seq FROM message_search ORDER BY agent_id, seq")
-            ).all()
-        else:
-            indexed = conn.execute(
-                text(
-                    "SELECT agent_id, seq FROM messages WHERE search_document IS NOT NULL ORDER BY agent_id, seq"
-                )
-            ).all()
+        stored = [tuple(r) for r in conn.execute(select(messages.c.agent_id, messages.c.seq)).all()]
     assert len(stored) == 4 * 3 + 1 + 4 * 2 + 1 + 1
-    assert [tuple(r) for r in indexed] == [tuple(r) for r in stored]
+    assert _indexed(db) == sorted(stored)
+    with db.write() as conn:
+        conn.execute(agents.delete().where(agents.c.id == "b"))
+    assert _indexed(db) == sorted(r for r in stored if r[0] == "a")
+    store.record("b", conversation(1))  # a new agent of the same name starts afresh
+    assert [seq for agent, seq in _indexed(db) if agent == "b"] == [1, 2, 3, 4, 5]
 
 
 @pytest.mark.parametrize("count", [1, 60])  # 60: from 50 rows PostgreSQL inserts by COPY
@@ -340,3 +346,17 @@ def test_a_message_without_tool_input_stores_sql_null_and_is_not_found_by_null(
     page = Recall(SqlRecallStore(db)).search("a", "null")
     assert [h.exchange_id for h in page.hits] == [count]  # the exchange the answer closes, no other
     assert page.total == 1
+
+
+def test_recall_keeps_to_the_asking_agent_whatever_its_id(db: Database) -> None:
+    """Ids that are prefixes of each other, differ by a character FTS5 would split on, or hold quotes and
+    letters beyond ASCII: each agent finds its own message only."""
+    ids = ["x", "x/2", "x-2", 'üñï "q"', "X"]
+    store = store_for(db, budget=0)
+    store.record_many(
+        [(agent, NewMessage(Kind.USER, f"deploy plan {n}", created_at=T0)) for n, agent in enumerate(ids)]
+    )
+    recall = Recall(SqlRecallStore(db))
+    for n, agent in enumerate(ids):
+        page = recall.search(agent, "deploy plan")
+        assert [h.snippets[0].text for h in page.hits] == [f"deploy plan {n}"], agent

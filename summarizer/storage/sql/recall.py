@@ -11,6 +11,7 @@ from sqlalchemy import Connection, select, text
 from summarizer.domain.recall import RecallFilter, TermHits
 from summarizer.storage.sql.reading import load_summary, message_from_row
 from summarizer.storage.sql.schema import agents, exchange_drops, exchanges, messages
+from summarizer.storage.sql.search_rows import agent_word
 from summarizer.storage.values import DropRecord, ProvenanceFacts, RecallDetails
 
 _PG_TERM = """(
@@ -39,13 +40,13 @@ SHORT_HISTORY = 4000
 
 _SQLITE_TERM = """
 SELECT m.exchange_id, m.seq, m.tokens FROM message_search AS s
-JOIN messages AS m ON m.agent_id = s.agent_id AND m.seq = s.seq
-WHERE message_search MATCH :match AND s.agent_id = :agent{filters}
+JOIN messages AS m ON m.agent_id = :agent AND m.seq = s.seq
+WHERE message_search MATCH :match{filters}
 ORDER BY s.rowid DESC LIMIT :cap
 """
-"""One word's newest matches on SQLite. An agent's search rows are added in the order of its messages
-(the recording statement and every rebuild go by agent and seq), so the newest have the highest rowids,
-and FTS5 walks a word's matches by rowid in either direction without sorting."""
+"""One word's newest matches on SQLite. The match names the agent's own word too (`search_rows.agent_word`),
+so FTS5 intersects the agent's list with the word's instead of reading every agent's matches; an agent's
+rows are added in the order of its messages, so the newest have the highest rowids."""
 
 
 def message_count(conn: Connection, agent_id: str) -> int | None:
@@ -91,8 +92,11 @@ def term_hits(
             hits[terms[n]] = [h for h in zip(exchange_ids, seqs, tokens, strict=True) if h[0] is not None]
     else:
         sqlite_term = text(_SQLITE_TERM.format(filters=clauses))
+        agent = agent_word(agent_id)
         for term in terms:
-            found = conn.execute(sqlite_term, {**params, "match": f'document : "{term}"'})
+            found = conn.execute(
+                sqlite_term, {**params, "match": f'agent : "{agent}" AND document : "{term}"'}
+            )
             hits[term] = [(x, seq, tokens) for x, seq, tokens in found if x is not None]  # not the preamble
     return TermHits(messages=count, hits=hits)
 

@@ -6,6 +6,9 @@ messages the same transaction just wrote. Not by a trigger on `messages` (migrat
 trigger runs each row's insert as a nested statement, and FTS5 writes its pending words out as a new index
 segment at every statement boundary, so a batch of 100 messages became 100 tiny segments to merge, which
 cost as much again as the indexing itself. One statement per batch leaves a single segment at commit.
+
+Each SQLite search row holds its agent as one word (`agent_word`, migration 0014), so a query matches
+`agent : <word> AND document : <term>` and FTS5 never walks other agents' matches.
 """
 
 from __future__ import annotations
@@ -19,9 +22,15 @@ SQLITE_DOCUMENT = "substr(content || ' ' || coalesce(name, '') || ' ' || coalesc
 expression migration 0009's backfill used)."""
 
 _INDEX_SQLITE = (
-    f"INSERT INTO message_search (document, agent_id, seq) SELECT {SQLITE_DOCUMENT}, agent_id, seq "
+    f"INSERT INTO message_search (document, agent, seq) SELECT {SQLITE_DOCUMENT}, hex(agent_id) || '0', seq "
     "FROM messages WHERE agent_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
 )
+
+
+def agent_word(agent_id: str) -> str:
+    """The word an agent's search rows hold: SQLite's `hex(agent_id) || '0'` (UTF-8 bytes in hex; the
+    final digit keeps the Porter stemmer from shortening it)."""
+    return agent_id.encode("utf-8").hex().upper() + "0"
 
 
 def index_new_messages(conn: Connection, spans: Mapping[str, tuple[int, int]]) -> None:
