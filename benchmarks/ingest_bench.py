@@ -4,7 +4,7 @@
     uv run python benchmarks/ingest_bench.py --only many-agents [--agents 120] [--per-agent 29] [--profile]
 
 Targets: >= 10,000 messages/s batch ingest; per-message cost with 200k prior messages at most 1.3x the
-cost with 1k; a file of many agents' messages (120 agents x 29 messages) within 2x of the single-agent rate.
+cost with 1k, and the window read likewise; a file of many agents' messages (120 agents x 29 messages) within 2x of the single-agent rate.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from benchmarks.pg import scratch_postgres
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.reading import load_window_messages
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,6 +167,18 @@ def per_message_cost(store: ConversationStore, agent: str, first_exchange: int, 
     return statistics.median(samples)
 
 
+def window_read_cost(db: Database, agent: str, rounds: int = 50) -> tuple[float, int]:
+    """Median seconds to read the agent's window (what every `get_context` reads), and its messages."""
+    samples = []
+    size = 0
+    for _ in range(rounds):
+        with db.read() as conn:
+            t = time.perf_counter()
+            size = len(load_window_messages(conn, agent))
+            samples.append(time.perf_counter() - t)
+    return statistics.median(samples), size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=50_000)
@@ -196,6 +210,16 @@ def main() -> None:
         print(
             f"per-message record cost: 1k prior messages {short * 1e3:.3f} ms, "
             f"{args.long_history // 1000}k prior messages {long * 1e3:.3f} ms, ratio {long / short:.2f}"
+        )
+        (short_read, short_size), (long_read, long_size) = (
+            window_read_cost(db, "short-history"),
+            window_read_cost(db, "long-history"),
+        )
+        short_each, long_each = short_read / short_size, long_read / long_size
+        print(
+            f"window read per window message: 1k prior messages {short_each * 1e6:.1f} us ({short_size} in the "
+            f"window), {args.long_history // 1000}k prior messages {long_each * 1e6:.1f} us ({long_size}), "
+            f"ratio {long_each / short_each:.2f}"
         )
 
 
