@@ -29,7 +29,12 @@ from summarizer.engine.ports import LLM, LLMRequest, UpdateContext
 from summarizer.engine.prompt import build_prompt
 from summarizer.engine.provenance import ForgetLog, Forgotten
 from summarizer.engine.render import render_items, render_summary
-from summarizer.engine.validation import DEFAULT_MAX_ITEMS_PER_EXCHANGE, GateContext, validate_answer
+from summarizer.engine.validation import (
+    DEFAULT_MAX_ITEMS_PER_EXCHANGE,
+    GateContext,
+    accounted_through,
+    validate_answer,
+)
 
 log = structlog.get_logger("summarizer.engine")
 
@@ -47,6 +52,10 @@ class EngineConfig:
     """How many new items may cite one exchange."""
     compression_floor: float = 0.5
     """Share of the cap under which dropping existing items is refused."""
+    fold_accounted_prefix: bool = True
+    """An answer that accounts for the batch's first exchanges and leaves the last ones out folds those
+    first ones (the rest waits for the next update) instead of being rejected whole: a small model often
+    stops before the last exchange, and a rejection throws away its good items with it."""
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
@@ -119,8 +128,9 @@ class SummaryEngine:
     def update(
         self, summary: Summary | None, agent_id: str, batch: Sequence[EvictedExchange], now: datetime
     ) -> UpdateOutcome:
-        """The next version of the summary with `batch` folded in. Raises AnswerRejected, LLMTransientError
-        or LLMPermanentError, in which case the caller keeps `summary`."""
+        """The next version of the summary with `batch` folded in (or its first exchanges, when the answer
+        left the last ones out: `UpdateOutcome.exchange_ids` and the watermark say which). Raises
+        AnswerRejected, LLMTransientError or LLMPermanentError, in which case the caller keeps `summary`."""
         now = as_utc(now)
         base = summary or Summary.empty(agent_id)
         if base.agent_id != agent_id:
@@ -141,6 +151,7 @@ class SummaryEngine:
         path = choose_path(current_tokens, len(live), self.config.max_tokens, self.config.ladder)
 
         items: tuple[SummaryItem, ...] = aged.items
+        folded_live: Sequence[EvictedExchange] = live
         llm_in = llm_out = cache_read = cache_write = 0
         model = ""
         offline = False
@@ -156,16 +167,19 @@ class SummaryEngine:
                 answer.offline,
             )
             try:
-                items = self._checked(answer.tool_input, aged.items, live, shown, path, now, log_)
+                items, through = self._checked(answer.tool_input, aged.items, live, shown, path, now, log_)
             except AnswerRejected as exc:
                 exc.input_tokens, exc.output_tokens = llm_in, llm_out
                 raise
+            if through is not None:
+                folded_live = [x for x in live if x.id <= through]
+        done = [*expired, *folded_live]  # expired exchanges are the oldest: with the folded ones, a prefix
 
         reaged = age_items(items, now)
         log_.items(reaged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
         capped = enforce_cap(reaged.items, now, self.config.max_tokens, self.count)
         self._log_cap(log_, capped, reaged.items, agent_id)
-        covered = max((x.id for x in fresh), default=None)
+        covered = max((x.id for x in done), default=None)
         if watermark is not None and (covered is None or covered < watermark):
             covered = watermark
         new_summary = replace(
@@ -179,7 +193,7 @@ class SummaryEngine:
         return UpdateOutcome(
             summary=new_summary,
             path=path,
-            exchange_ids=tuple(x.id for x in fresh),
+            exchange_ids=tuple(x.id for x in done),
             expired_exchange_ids=tuple(x.id for x in expired),
             llm_input_tokens=llm_in,
             llm_output_tokens=llm_out,
@@ -254,9 +268,9 @@ class SummaryEngine:
         path: UpdatePath,
         now: datetime,
         log_: ForgetLog,
-    ) -> tuple[SummaryItem, ...]:
+    ) -> tuple[tuple[SummaryItem, ...], int | None]:
         """The items after the answer's operations, once the gate has accepted them (AnswerRejected
-        otherwise: nothing of the answer is applied)."""
+        otherwise: nothing of the answer is applied), and the newest exchange the answer accounts for."""
         if tool_input is None:
             raise AnswerRejected("the model answered without the operations tool")
         gate = GateContext(
@@ -265,6 +279,7 @@ class SummaryEngine:
             max_item_chars=self.config.item_max_chars,
             path=path,
             max_items_per_exchange=self.config.max_items_per_exchange,
+            uncovered_tail_ok=self.config.fold_accounted_prefix,
         )
         ops = validate_answer(tool_input, gate)
         applied = apply_operations(items, ops, {x.id: x for x in live}, now)
@@ -277,7 +292,7 @@ class SummaryEngine:
             lambda some: self.count(render_items(some, now)),
         )
         _log_model_drops(log_, ops, items)
-        return applied.items
+        return applied.items, accounted_through(ops)
 
     def _request(
         self, path: UpdatePath, live: Sequence[EvictedExchange], shown: Sequence[SummaryItem], current: int

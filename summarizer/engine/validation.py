@@ -32,6 +32,10 @@ class GateContext:
     (full; how much is checked after applying, see `budget_gate`)."""
     max_items_per_exchange: int = DEFAULT_MAX_ITEMS_PER_EXCHANGE
     """How many added items may cite one exchange, so one exchange cannot flood the summary."""
+    uncovered_tail_ok: bool = False
+    """Whether the last exchanges of the batch may be left neither covered nor dropped when every one
+    before them is accounted for (the caller then folds only that prefix; the rest waits for the next
+    update). An exchange left out before an accounted one is still a rejection."""
 
 
 def _check_text(text: str, where: str, max_chars: int) -> None:
@@ -115,8 +119,19 @@ def _check_exchanges(ops: Operations, ctx: GateContext) -> None:
     if both:
         raise AnswerRejected(f"exchanges both added and dropped: {both}")
     uncovered = sorted(batch - added - dropped)
-    if uncovered:
+    accounted = added | dropped
+    tail = bool(accounted) and bool(uncovered) and uncovered[0] > max(accounted)
+    if uncovered and not (ctx.uncovered_tail_ok and tail):
         raise AnswerRejected(f"exchanges neither covered by an added item nor dropped: {uncovered}")
+
+
+def accounted_through(ops: Operations) -> int | None:
+    """The newest exchange the operations cite (added or dropped): with `uncovered_tail_ok`, the answer
+    folds the batch up to and including it."""
+    cited = [x for add in ops.add for x in add.exchange_ids] + [
+        x for drop in ops.drop for x in drop.exchange_ids
+    ]
+    return max(cited, default=None)
 
 
 def sanitize_operations(ops: Operations) -> Operations:

@@ -1,5 +1,8 @@
 """Poison batches: a batch the model cannot answer is halved until the exchange at fault stands alone.
 
+An answer that accounts for the batch's first exchanges but leaves the last ones out folds those first
+ones; the rest stay unsummarized for the next update.
+
 An unusable answer (`AnswerUnusable`: cut at the output limit, refused, filtered, no tool call, tool
 arguments that are not JSON, a body that is not the API's JSON), or a batch rejected again after an earlier
 failed attempt, is not retried whole: the first half is tried, then its first half, and so on. Whatever
@@ -71,7 +74,8 @@ def fold(
     while True:
         try:
             outcome = engine.update(summary, agent_id, exchanges, now)
-            return Folded(exchanges, outcome, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
+            done = _accounted(exchanges, outcome)
+            return Folded(done, outcome, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
         except AnswerUnusable as exc:
             cause = f"{exc.cause}: {exc}"
             spent[0] += exc.input_tokens
@@ -90,6 +94,17 @@ def fold(
         log.warning("update.batch_split", exchanges=len(exchanges), cause=cause[:200])
         exchanges = exchanges[: len(exchanges) // 2]
         split_rejections = True  # a half that is rejected again is split again
+
+
+def _accounted(exchanges: tuple[EvictedExchange, ...], outcome: UpdateOutcome) -> tuple[EvictedExchange, ...]:
+    """The prefix of `exchanges` the new version covers: all of them, or fewer when the answer accounted
+    for the first ones and left the last ones out (`EngineConfig.fold_accounted_prefix`); those wait,
+    unsummarized, for the next update."""
+    through = outcome.summary.covered_through_exchange_id
+    done = tuple(x for x in exchanges if through is not None and x.id <= through)
+    if len(done) < len(exchanges):
+        log.info("update.folded_prefix", folded=len(done), waiting=len(exchanges) - len(done))
+    return done
 
 
 def _degrade(

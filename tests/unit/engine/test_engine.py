@@ -53,11 +53,30 @@ def test_first_update_builds_version_one_from_the_answer() -> None:
 
 def test_rejected_answer_raises_and_leaves_the_previous_summary() -> None:
     previous = Summary(agent_id="agent", version=4, items=(item((1,)),), covered_through_exchange_id=1)
-    llm = FakeLLM([{"add": [add_op([2])]}])  # exchange 3 is not covered
-    with pytest.raises(AnswerRejected, match="neither covered"):
+    llm = FakeLLM([{"add": [add_op([3])]}])  # exchange 2, before the covered 3, is left out
+    with pytest.raises(AnswerRejected, match=r"neither covered.*\[2\]"):
         engine(llm).update(previous, "agent", [exchange(2), exchange(3)], NOW)
     assert previous.version == 4
     assert previous.items == (item((1,)),)
+
+
+def test_an_answer_that_leaves_out_the_last_exchanges_folds_the_ones_before() -> None:
+    """A small model often stops before the batch's last exchange: what it accounted for is folded, the
+    watermark stops there and the rest waits (unsummarized, not forgotten) for the next update."""
+    previous = Summary(agent_id="agent", version=4, items=(item((1,)),), covered_through_exchange_id=1)
+    llm = FakeLLM([{"add": [add_op([2]), add_op([3], "Picked RS256 signing.")]}])
+    outcome = engine(llm).update(previous, "agent", [exchange(2), exchange(3), exchange(4), exchange(5)], NOW)
+    assert outcome.summary.covered_through_exchange_id == 3
+    assert outcome.exchange_ids == (2, 3)
+    assert sorted(x for i in outcome.summary.items for x in i.exchange_ids) == [1, 2, 3]
+    assert outcome.forgotten == ()  # 4 and 5 are neither folded nor forgotten: they wait
+
+
+def test_leaving_out_the_last_exchanges_is_a_rejection_when_the_engine_is_strict() -> None:
+    llm = FakeLLM([{"add": [add_op([2])]}])
+    strict = SummaryEngine(llm, ByteEstimateCounter(), EngineConfig(fold_accounted_prefix=False))
+    with pytest.raises(AnswerRejected, match=r"neither covered.*\[3\]"):
+        strict.update(None, "agent", [exchange(2), exchange(3)], NOW)
 
 
 def test_text_answer_without_the_tool_is_rejected() -> None:
