@@ -23,6 +23,9 @@ def settings(postgres_url: str, tmp_path: Path) -> Settings:
 def admin(settings: Settings) -> Iterator[psycopg.Connection[Any]]:
     url = settings.database_url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(url, autocommit=True) as conn:
+        # A guard an earlier test (or a beat process of an earlier test) closed holds the lock until the
+        # server has ended its session, a moment later: each test starts with the lock free.
+        wait_for(lambda: _lock_is_free(conn), 10, "an earlier beat's lock to be released")
         yield conn
 
 
