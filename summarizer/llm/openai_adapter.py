@@ -167,7 +167,9 @@ class OpenAILLM:
                 f"no {tool_name} tool call in the answer (got {got})", cause="no_tool_call", **spent
             )
         try:
-            arguments = json.loads(call.function.arguments or "")
+            # strict=False: a raw line break or tab inside a string (small models on llama.cpp write them)
+            # is read as the character; the gate strips control characters from every text anyway.
+            arguments = json.loads(call.function.arguments or "", strict=False)
         except (json.JSONDecodeError, TypeError) as exc:
             raise AnswerUnusable(
                 f"malformed tool arguments: not JSON ({exc})", cause="malformed", **spent

@@ -97,6 +97,12 @@ def bad_json_arguments(tool_name: str = DEFAULT_TOOL) -> Reply:
     )
 
 
+def raw_arguments_reply(tool_name: str, arguments: str) -> Reply:
+    """A tool call whose `arguments` string is exactly `arguments` (e.g. JSON with a raw control character
+    inside a string, as llama.cpp's server sends when a small model writes a line break)."""
+    return Reply(body=completion_body(_tool_message(tool_name, arguments), finish_reason="tool_calls"))
+
+
 def length_cut(tool_name: str = DEFAULT_TOOL) -> Reply:
     """The answer hit the token limit inside the tool arguments."""
     return Reply(

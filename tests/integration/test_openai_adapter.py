@@ -26,6 +26,7 @@ from summarizer.testing.fake_chat_completions import (
     model_not_found,
     overloaded,
     rate_limited,
+    raw_arguments_reply,
     refusal,
     server_error,
     text_reply,
@@ -131,6 +132,25 @@ def test_client_errors_are_permanent(api: FakeChatCompletionsAPI, reply: Reply, 
         llm_for(api).complete(request(exchange(1)))
     assert info.value.status == status
     assert not isinstance(info.value, LLMTransientError)
+
+
+def test_a_raw_line_break_inside_a_string_is_read_and_the_gate_strips_it(api: FakeChatCompletionsAPI) -> None:
+    """llama.cpp's server passes a small model's literal line break inside a JSON string through; strict
+    JSON refuses it (the answer was unusable), but it is only a character the gate strips anyway."""
+    raw = '{"add": [{"exchange_ids": [1], "text": "Picked RS256\nsigning,\tkeys rotate daily.", "importance": "high"}]}'
+    assert "\n" in raw
+    assert "\\n" not in raw
+    api.script(raw_arguments_reply(TOOL_NAME, raw))
+    answer = llm_for(api).complete(request(exchange(1)))
+    assert answer.tool_input is not None
+    assert answer.tool_input["add"][0]["text"] == "Picked RS256\nsigning,\tkeys rotate daily."
+    api.script(raw_arguments_reply(TOOL_NAME, raw))
+    engine = SummaryEngine(llm_for(api), ByteEstimateCounter(), EngineConfig())
+    outcome = engine.update(None, "agent", [exchange(1)], NOW)
+    text = outcome.summary.items[0].text
+    assert "RS256" in text
+    assert "\n" not in text
+    assert "\t" not in text
 
 
 def test_a_bad_request_is_not_the_providers_fault(api: FakeChatCompletionsAPI) -> None:
