@@ -51,7 +51,6 @@ _RELEASE_FILES = ("summarizer", "migrations", "alembic.ini", "benchmarks")
 _DROP_SEARCH = {
     "postgresql": ("DROP INDEX ix_messages_search", "ALTER TABLE messages DROP COLUMN search_document"),
     "sqlite": (
-        "DROP TRIGGER IF EXISTS messages_search_insert",
         "DROP TRIGGER agents_search_delete",
         "DROP TABLE message_search",
     ),

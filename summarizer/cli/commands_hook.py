@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -64,17 +65,25 @@ def hook() -> None:
 )
 def claude_code(per: str) -> None:
     """Handle one Claude Code hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
+    _transcript_event(per, "claude-code", RECORDING_EVENTS, project_dir_names_agent=True)
+
+
+def _transcript_event(
+    per: str, fmt: str, recording: Collection[str], *, project_dir_names_agent: bool
+) -> None:
+    """One hook event of an agent that sends `hook_event_name` and `transcript_path` (Claude Code, Gemini
+    CLI): SessionStart answers the summary, the `recording` events record the transcript."""
     event = _event(sys.stdin.read(MAX_EVENT_BYTES + 1))
     name = event.get("hook_event_name")
     transcript = event.get("transcript_path")
     path = Path(transcript) if isinstance(transcript, str) and transcript else None
-    agent = _hook_agent(event, path, per)
+    agent = _hook_agent(event, path if project_dir_names_agent else None, per)
     if name == "SessionStart":
-        _session_start(agent, path, "claude-code")
-    elif name in RECORDING_EVENTS:
+        _session_start(agent, path, fmt)
+    elif name in recording:
         if path is None:
             _fail(f"{name}: the event has no transcript_path")
-        _record(path, "claude-code", agent)
+        _record(path, fmt, agent)
 
 
 def _hook_agent(event: dict[str, Any], path: Path | None, per: str) -> str | None:
@@ -159,14 +168,5 @@ def codex(payload: str | None, per: str) -> None:
 )
 def gemini_cli(per: str) -> None:
     """Handle one Gemini CLI hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
-    event = _event(sys.stdin.read(MAX_EVENT_BYTES + 1))
-    name = event.get("hook_event_name")
-    transcript = event.get("transcript_path")
-    path = Path(transcript) if isinstance(transcript, str) and transcript else None
-    agent = _hook_agent(event, None, per)  # Gemini's session files sit under a hash, not the project
-    if name == "SessionStart":
-        _session_start(agent, path, "gemini-cli")
-    elif name in GEMINI_RECORDING_EVENTS:
-        if path is None:
-            _fail(f"{name}: the event has no transcript_path")
-        _record(path, "gemini-cli", agent)
+    # Gemini's session files sit under a hash of the project, not a directory named after it.
+    _transcript_event(per, "gemini-cli", GEMINI_RECORDING_EVENTS, project_dir_names_agent=False)

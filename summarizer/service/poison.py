@@ -100,8 +100,8 @@ def _accounted(exchanges: tuple[EvictedExchange, ...], outcome: UpdateOutcome) -
     """The prefix of `exchanges` the new version covers: all of them, or fewer when the answer accounted
     for the first ones and left the last ones out (`EngineConfig.fold_accounted_prefix`); those wait,
     unsummarized, for the next update."""
-    through = outcome.summary.covered_through_exchange_id
-    done = tuple(x for x in exchanges if through is not None and x.id <= through)
+    folded = set(outcome.exchange_ids)
+    done = tuple(x for x in exchanges if x.id in folded)
     if len(done) < len(exchanges):
         log.info("update.folded_prefix", folded=len(done), waiting=len(exchanges) - len(done))
     return done

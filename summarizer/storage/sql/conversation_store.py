@@ -48,9 +48,7 @@ class SqlConversationStore:
 
     def window_messages(self, agent_id: str) -> list[StoredMessage] | None:
         with self.db.read() as conn:
-            if not reading.agent_exists(conn, agent_id):
-                return None
-            return reading.load_window_messages(conn, agent_id)
+            return reading.window_of(conn, agent_id)
 
     def load_summary(self, agent_id: str) -> Summary | None:
         with self.db.read() as conn:

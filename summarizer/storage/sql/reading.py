@@ -24,6 +24,7 @@ __all__ = [
     "load_summary",
     "load_window_messages",
     "message_from_row",
+    "window_of",
 ]
 
 
@@ -89,13 +90,19 @@ def _window_start(agent_id: str) -> Any:
 
 
 def load_window_messages(conn: Connection, agent_id: str) -> list[StoredMessage]:
+    """The preamble and every in-window message, in conversation order (none for an unknown agent)."""
+    return window_of(conn, agent_id) or []
+
+
+def window_of(conn: Connection, agent_id: str) -> list[StoredMessage] | None:
     """The preamble and every in-window message (its exchange at or after the agent's window start), in
-    conversation order. The window start is read first and the two parts are two index ranges of
-    (agent_id, exchange_id): one condition with an OR (or the start as a subquery the planner cannot see)
-    made PostgreSQL read the agent's whole history through the primary key (18 ms at 200k messages)."""
+    conversation order; None for an unknown agent. The window start is read first and the two parts are
+    two index ranges of (agent_id, exchange_id): one condition with an OR (or the start as a subquery the
+    planner cannot see) made PostgreSQL read the agent's whole history through the primary key (18 ms at
+    200k messages)."""
     start = conn.execute(select(agents.c.window_start).where(agents.c.id == agent_id)).scalar()
     if start is None:
-        return []
+        return None
     preamble = select(messages).where(messages.c.agent_id == agent_id, messages.c.exchange_id.is_(None))
     window = select(messages).where(messages.c.agent_id == agent_id, messages.c.exchange_id >= start)
     rows = conn.execute(union_all(preamble, window).order_by("seq"))

@@ -53,3 +53,15 @@ def read_fixture(path: Path) -> tuple[list[IngestRecord], ReadNotes]:
 
 def kind_counts(records: list[IngestRecord]) -> Counter[Kind]:
     return Counter(r.message.kind for r in records)
+
+
+def assert_calls_answered_in_order(records: list[IngestRecord], notes: ReadNotes) -> None:
+    """Every tool call is followed by its own result, none is left unpaired, no timestamp was clamped, and
+    every message has a time and a host id."""
+    calls = [i for i, r in enumerate(records) if r.message.kind is Kind.TOOL_CALL]
+    for index in calls:
+        call, result = records[index].message, records[index + 1].message
+        assert (result.kind, result.tool_call_id) == (Kind.TOOL_RESULT, call.tool_call_id)
+    assert notes.unpaired_calls == 0
+    assert notes.clamped_times == 0
+    assert all(r.message.created_at is not None and r.message.host_id for r in records)

@@ -11,7 +11,7 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.detect import HEAD_BYTES, detect
-from tests.unit.ingest.helpers import kind_counts, read_fixture
+from tests.unit.ingest.helpers import assert_calls_answered_in_order, kind_counts, read_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gemini_cli"
 POMODORO = FIXTURES / "gemini-cli-pomodoro-timer.json"
@@ -30,13 +30,7 @@ def test_detect_picks_gemini_cli_for_each_real_session(path: Path) -> None:
 @pytest.mark.parametrize("path", [POMODORO, BENCHMARK], ids=lambda p: p.name)
 def test_every_tool_call_is_followed_by_its_own_result(path: Path) -> None:
     records, notes = read_fixture(path)
-    calls = [i for i, r in enumerate(records) if r.message.kind is Kind.TOOL_CALL]
-    for index in calls:
-        call, result = records[index].message, records[index + 1].message
-        assert (result.kind, result.tool_call_id) == (Kind.TOOL_RESULT, call.tool_call_id)
-    assert notes.unpaired_calls == 0
-    assert notes.clamped_times == 0  # the file's timestamps never go back
-    assert all(r.message.created_at is not None and r.message.host_id for r in records)
+    assert_calls_answered_in_order(records, notes)  # and the file's timestamps never go back
 
 
 def test_the_pomodoro_session_imports_with_the_counts_its_file_holds() -> None:

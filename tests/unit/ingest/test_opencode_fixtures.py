@@ -11,7 +11,7 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.detect import HEAD_BYTES, detect
-from tests.unit.ingest.helpers import kind_counts, read_fixture
+from tests.unit.ingest.helpers import assert_calls_answered_in_order, kind_counts, read_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "opencode"
 NIMBLE = FIXTURES / "session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json"
@@ -30,13 +30,8 @@ def test_detect_picks_opencode_for_each_real_export(path: Path) -> None:
 @pytest.mark.parametrize("path", [NIMBLE, MEADOW], ids=lambda p: p.name[:30])
 def test_every_tool_part_is_a_call_followed_by_its_result(path: Path) -> None:
     records, notes = read_fixture(path)
-    calls = [i for i, r in enumerate(records) if r.message.kind is Kind.TOOL_CALL]
-    for index in calls:
-        call, result = records[index].message, records[index + 1].message
-        assert (result.kind, result.tool_call_id) == (Kind.TOOL_RESULT, call.tool_call_id)
-    assert notes.unpaired_calls == 0  # every tool part is `completed` or `error`
-    assert notes.clamped_times == 0  # the messages' `time.created` never go back
-    assert all(r.message.created_at is not None and r.message.host_id for r in records)
+    # Every tool part is `completed` or `error`, and the messages' `time.created` never go back.
+    assert_calls_answered_in_order(records, notes)
     # The synthetic text opencode adds (the @file reads, the @agent hand-off) is not the user's turn.
     assert not any("Called the Read tool" in r.message.content for r in records)
     assert not any("call the task tool" in r.message.content for r in records)
