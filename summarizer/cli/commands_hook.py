@@ -10,8 +10,13 @@ hooks send the same kind of event JSON as Claude Code's (`SessionStart` takes `a
 `AfterAgent`, `PreCompress` and `SessionEnd` record its session file, a JSON document it rewrites in
 place, read whole when it changed with the messages it already gave skipped by their ids).
 
-A hook never blocks the agent: a failure is one line on stderr and exit status 1 (Claude Code shows it and
-goes on), never 2.
+A hook never blocks the agent. To Claude Code and Gemini CLI, exit status 2 means "block" (Claude Code's
+Stop then keeps the session going with stderr as its feedback; Gemini CLI blocks the turn); any other
+non-zero status is a non-blocking error they show and go past. So whatever stdin, the arguments or the
+SUMMARIZER_* settings hold, a failure is one line on stderr and exit status 1, never 2 and never a
+traceback. A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (Claude
+Code's `~/.claude/projects`, Gemini CLI's `~/.gemini/tmp`, Codex's `~/.codex/sessions`) and those named in
+SUMMARIZER_HOOK_LOG_FOLDERS is refused before anything of it is read or kept.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -30,19 +35,32 @@ from summarizer.cli.runtime import current_settings
 RECORDING_EVENTS = frozenset({"Stop", "SubagentStop", "PreCompact", "SessionEnd"})
 GEMINI_RECORDING_EVENTS = frozenset({"AfterAgent", "PreCompress", "SessionEnd"})
 MAX_EVENT_BYTES = 1 << 20
+MAX_LINE_CHARS = 500
 CONTEXT_HEADING = "Memory of earlier work in this project (summarizer):"
 
 
+def _say(message: str) -> None:
+    """One line on stderr, however long or many-lined the message."""
+    line = " ".join(message.split())
+    if len(line) > MAX_LINE_CHARS:
+        line = line[: MAX_LINE_CHARS - 1] + "…"
+    click.echo(f"summarizer hook: {line}", err=True)
+
+
 def _fail(message: str) -> NoReturn:
-    click.echo(f"summarizer hook: {message}", err=True)
+    _say(message)
     raise SystemExit(1)
 
 
-def _event(text: str) -> dict[str, Any]:
-    if len(text) > MAX_EVENT_BYTES:
+def _event(data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_EVENT_BYTES:
         _fail(f"the event JSON is over {MAX_EVENT_BYTES} bytes")
     try:
-        event = json.loads(text)
+        event = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        _fail("the event is not UTF-8 text")
+    except RecursionError:
+        _fail("the event JSON is nested too deeply")
     except ValueError as exc:
         _fail(f"the event is not JSON ({exc})")
     if not isinstance(event, dict):
@@ -50,9 +68,77 @@ def _event(text: str) -> dict[str, Any]:
     return dict(event)
 
 
-@click.group()
+def _stdin() -> bytes:
+    return sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+
+
+class _NeverBlocking(click.Group):
+    """Every failure of a hook command, its arguments' included, is one line on stderr and exit status 1:
+    to the agents, 2 means "block"."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException as exc:
+            _fail(exc.format_message())
+        except Exception as exc:
+            _fail(_reason(exc))
+
+
+def _reason(exc: Exception) -> str:
+    from summarizer import composition
+    from summarizer.domain.errors import SummarizerError
+
+    outage = composition.database_outage(exc)
+    if outage is not None:
+        return outage
+    if isinstance(exc, SummarizerError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+@click.group(cls=_NeverBlocking)
 def hook() -> None:
     """Run as a coding agent's hook: record its transcript, give it back its memory."""
+
+
+def agent_log_folders(agent: str, configured: str) -> list[Path]:
+    """Where `agent` keeps its logs (the only places a hook reads), and the folders configured in
+    SUMMARIZER_HOOK_LOG_FOLDERS (separated like PATH)."""
+    home = Path.home()
+    own = {
+        "claude-code": Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "projects",
+        "gemini-cli": home / ".gemini" / "tmp",
+        "codex": Path(os.environ.get("CODEX_HOME") or home / ".codex") / "sessions",
+    }[agent]
+    extra = [Path(p).expanduser() for p in configured.split(os.pathsep) if p.strip()]
+    return [own, *extra]
+
+
+def _allowed(path: Path, folders: Sequence[Path]) -> bool:
+    """Whether `path`, symbolic links resolved, is a log file's name inside one of `folders`."""
+    from summarizer.service.follow import is_log_name
+
+    try:
+        real = path.expanduser().resolve()
+        roots = [f.resolve() for f in folders]
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return is_log_name(real.name) and any(real.is_relative_to(root) and real != root for root in roots)
+
+
+def _checked(path: Path | None, agent: str) -> Path | None:
+    """`path` when it lies in the agent's log folders; None, with one line on stderr, when it does not."""
+    if path is None:
+        return None
+    folders = agent_log_folders(agent, current_settings().hook_log_folders)
+    if _allowed(path, folders):
+        return path
+    shown = ", ".join(str(f) for f in folders)
+    _say(f"{path} is not in the agent's log folders ({shown}; more in SUMMARIZER_HOOK_LOG_FOLDERS): not read")
+    return None
 
 
 @hook.command("claude-code")
@@ -73,30 +159,40 @@ def _transcript_event(
 ) -> None:
     """One hook event of an agent that sends `hook_event_name` and `transcript_path` (Claude Code, Gemini
     CLI): SessionStart answers the summary, the `recording` events record the transcript."""
-    event = _event(sys.stdin.read(MAX_EVENT_BYTES + 1))
+    event = _event(_stdin())
     name = event.get("hook_event_name")
     transcript = event.get("transcript_path")
-    path = Path(transcript) if isinstance(transcript, str) and transcript else None
+    given = (
+        Path(transcript) if isinstance(transcript, str) and transcript and "\0" not in transcript else None
+    )
+    if name not in recording and name != "SessionStart":
+        return
+    path = _checked(given, fmt)
     agent = _hook_agent(event, path if project_dir_names_agent else None, per)
     if name == "SessionStart":
         _session_start(agent, path, fmt)
-    elif name in recording:
-        if path is None:
-            _fail(f"{name}: the event has no transcript_path")
+    elif given is None:
+        _fail(f"{name}: the event has no transcript_path")
+    elif path is None:
+        raise SystemExit(1)
+    else:
         _record(path, fmt, agent)
 
 
 def _hook_agent(event: dict[str, Any], path: Path | None, per: str) -> str | None:
     """The project's agent (the transcript's directory, which Claude Code names after the project's path;
-    without one, the working directory named the same way), or the session id."""
+    without one, the working directory named the same way), or the session id; a name over the agent-id
+    length limit (a deep working directory) is shortened with a hash of the whole."""
+    from summarizer.service.follow import project_agent_id
+
     if per == "project":
         if path is not None:
-            return path.parent.name
+            return project_agent_id(path.parent.name)
         cwd = event.get("cwd")
         if isinstance(cwd, str) and cwd:
-            return "".join(c if c.isalnum() else "-" for c in cwd)
+            return project_agent_id("".join(c if c.isalnum() else "-" for c in cwd))
     session = event.get("session_id")
-    return session if isinstance(session, str) and session else None
+    return project_agent_id(session) if isinstance(session, str) and session.strip() else None
 
 
 def _session_start(agent: str | None, path: Path | None, fmt: str) -> None:
@@ -123,7 +219,9 @@ def _record(path: Path, fmt: str, agent: str | None) -> None:
     settings = current_settings()
     done = _follow(settings, composition.open_database(settings), path, fmt, agent)
     if done.problem:
-        click.echo(f"summarizer hook: {done.problem}", err=True)
+        _say(done.problem)
+    if done.failed:
+        raise SystemExit(1)
 
 
 def _follow(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> Any:
@@ -143,18 +241,25 @@ def _follow(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> 
 )
 def codex(payload: str | None, per: str) -> None:
     """Record the Codex thread a `notify` call names (PAYLOAD, the JSON Codex passes; stdin without it)."""
-    event = _event(payload if payload is not None else sys.stdin.read(MAX_EVENT_BYTES + 1))
+    event = _event(payload.encode("utf-8", "surrogateescape") if payload is not None else _stdin())
     if event.get("type") != "agent-turn-complete":
         return
     thread = event.get("thread-id")
-    if not isinstance(thread, str) or not thread or "/" in thread:
+    if not isinstance(thread, str) or not thread.strip() or "/" in thread or "\0" in thread:
         _fail("the notify payload has no thread-id")
-    home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex"))
-    found = sorted((home / "sessions").rglob(f"rollout-*{thread}.jsonl"))
+    from summarizer.service.follow import project_agent_id
+
+    folders = agent_log_folders("codex", current_settings().hook_log_folders)
+    sessions = folders[0]
+    ending = f"-{thread}.jsonl"  # matched literally: a thread id is never a file pattern
+    found = sorted(
+        p for p in sessions.rglob("rollout-*.jsonl") if p.name.endswith(ending) and _allowed(p, folders)
+    )
     if not found:
-        _fail(f"no rollout of thread {thread} under {home / 'sessions'}")
+        _fail(f"no rollout of thread {thread} under {sessions}")
     cwd = event.get("cwd")
-    agent = Path(cwd).name if per == "project" and isinstance(cwd, str) and cwd else None
+    project = Path(cwd).name if per == "project" and isinstance(cwd, str) and "\0" not in cwd else ""
+    agent = project_agent_id(project) if project.strip() else None
     _record(found[-1], "codex", agent)
 
 

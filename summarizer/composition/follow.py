@@ -18,6 +18,7 @@ def build_follower(
     return Follower(
         SqlFollowStore(build_store(settings, db)),
         max_bytes=settings.max_message_bytes,
+        max_document_bytes=settings.follow_max_document_bytes,
         fmt=fmt,
         agent=agent,
         per=per,

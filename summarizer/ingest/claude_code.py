@@ -5,7 +5,9 @@ reply is often split over several events that share its `msg_` id, one content b
 event type (summaries, snapshots, queue operations, progress) is bookkeeping and is skipped, as are
 `isMeta` lines (text the tool injects, not the user's), except the expansion of a slash command or skill
 the user just ran, which is the user's request and opens the exchange. A compaction boundary and `/clear` are stored as
-`clear`; other slash commands (`/compact` included: its boundary already cleared) as `command`. Sidechain events (a sub-agent's conversation) are
+`clear`; other slash commands (`/compact` included: its boundary already cleared) as `command`. The notes
+Claude Code writes when the user stops a turn (`[Request interrupted by user]`, `... for tool use]`) are a
+`mark` in the exchange they interrupt, never a prompt. Sidechain events (a sub-agent's conversation) are
 skipped, or kept as a separate agent `AGENT/sidechain-<agentId>`. The event `uuid` is the message id, so
 importing a session file again, or after it has grown, stores only what is new.
 """
@@ -34,6 +36,8 @@ CLEARING_COMMANDS = frozenset({"/clear"})
 writes after the compaction summary would otherwise evict that summary."""
 _COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
 _COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
+INTERRUPTS = frozenset({"[Request interrupted by user]", "[Request interrupted by user for tool use]"})
+"""The texts Claude Code writes as a user message when the user stops a turn."""
 
 
 class Sidechains(StrEnum):
@@ -65,7 +69,8 @@ def parse_claude_code_event(
     reject_nul(obj)
     message = obj.get("message")
     if not isinstance(message, dict):
-        raise Problem(f"a {event} event needs 'message' as an object, got {json_type(message)}")
+        article = "an" if event == "assistant" else "a"
+        raise Problem(f"{article} {event} event needs 'message' as an object, got {json_type(message)}")
     extras = _extras(obj, default_agent, sidechain)
     command = _command(message) if event == "user" else None
     if command is not None:
@@ -103,6 +108,8 @@ def _command(message: Mapping[str, Any]) -> Draft | None:
     if text is None:
         return None
     stripped = text.strip()
+    if stripped in INTERRUPTS:
+        return Draft(Kind.MARK, stripped)
     if stripped in CLEARING_COMMANDS:
         return Draft(Kind.CLEAR, stripped)
     match = _COMMAND_NAME.search(stripped)
@@ -147,9 +154,10 @@ class ClaudeCodeReader:
 
     - the expanded prompt of a slash command or skill (an `isMeta` user line whose parent is the command's
       line) is the user's request, stored as `user`;
-    - a line whose parent is an earlier line than the one before it continues an earlier point of the
-      conversation (a rewind, an edited message, an interrupted branch): a `rewind` marker naming that
-      parent is stored before it, so the abandoned branch stays visible as such;
+    - a prompt whose parent is an earlier line than the one before it continues an earlier point of the
+      conversation (a rewind, an edited prompt): a `rewind` marker naming that parent is stored before it,
+      so the abandoned branch stays visible as such. Only a prompt can rewind: the results of parallel
+      tool calls each name the line of their own call, and the reply after them names one of them;
     - sub-agent (sidechain) events skipped are counted (`sidechains_skipped`).
 
     Only lines that carry conversation count as branch points (progress and hook lines never do).
@@ -195,6 +203,7 @@ class ClaudeCodeReader:
         if (
             records
             and not sidechain
+            and _opens_block(obj)
             and parent is not None
             and parent in self._seen
             and parent != self._previous
@@ -243,6 +252,8 @@ def _opens_block(obj: Mapping[str, Any]) -> bool:
         return False
     message = obj.get("message")
     content = message.get("content") if isinstance(message, Mapping) else None
+    if _plain_text(content) is not None and str(_plain_text(content)).strip() in INTERRUPTS:
+        return False
     if isinstance(content, str):
         return True
     return isinstance(content, list) and not any(

@@ -54,7 +54,9 @@ NOT_TOOLS = frozenset(
 _TAG = re.compile(r"<([a-z][a-z0-9_]*)>")
 _SPACE = re.compile(r"\s*")
 _ENVIRONMENT = re.compile(r"\s*<environment_details>.*?(?:</environment_details>|\Z)\s*", re.DOTALL)
-_RESULT_HEADER = re.compile(r"\s*\[([A-Za-z0-9_.:-]+)(?: for [^\n]*?)?\] Result:[ \t]*\n?")
+_RESULT_HEADER = re.compile(r"\s*\[([A-Za-z0-9_.:-]+)(?: for [\s\S]*?)?\] Result:[ \t]*\n?")
+"""`[tool] Result:` or `[tool for 'what'] Result:`; what a call was for may run over several lines (a
+multi-line shell command)."""
 _NOT_EXECUTED = re.compile(r"\s*Tool \[([A-Za-z0-9_.:-]+)\] was not executed because")
 _ERROR_LINE = re.compile(r"^\s*\[ERROR\]", re.MULTILINE)
 USER_TAGS = ("task", "feedback", "answer", "user_message")

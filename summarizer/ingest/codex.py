@@ -7,8 +7,13 @@ repeat it for the terminal UI (the typed prompt, the agent's message, token coun
 lines describe the turn's settings, so both are skipped, except that a `user_message` event tells a prompt
 the user typed from context the tool injected as a user message (`<environment_context>`, AGENTS.md
 instructions, ...): such injected text is stored as `system` (preamble), never as an exchange's opening.
-Reasoning is left out (it is usually encrypted). A `compacted` line (the tool's own compaction) is a
-`clear` followed by its summary as `system`. Every message takes its line's timestamp.
+A `user_message` event that no user item carries (Codex Desktop writes prompts only as events) is the
+prompt itself, at the event's time. Reasoning is left out (it is usually encrypted), as are git
+`ghost_snapshot` items; response items of a type this version does not know are skipped and counted.
+A function output written as a JSON string `{"output": ..., "metadata": {"exit_code": N}}` is stored as
+its output text, a non-zero exit code marking it an error and named after the text. A `compacted` line
+(the tool's own compaction) is a `clear` followed by its summary as `system`. Every message takes its
+line's timestamp.
 
 Rollouts of the versions before these line types (to about 0.34) open with a bare header `{id,
 timestamp, ...}` (`instructions`, `git`, later `cwd`, `originator`, `cli_version`) and hold bare Responses
@@ -18,17 +23,18 @@ as the session and its timestamp as the time of every item that carries none, st
 
 from __future__ import annotations
 
-import json
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest.fields import read_created_at, reject_nul
+from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
-from summarizer.ingest.responses_format import parse_responses_item
+from summarizer.ingest.responses_format import ITEM_TYPES, parse_responses_item
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 INJECTED_PREFIXES = (
@@ -53,6 +59,8 @@ OLDER_ITEM_TYPES = frozenset(
     }
 )
 """The Responses items an older rollout holds bare, one a line."""
+SKIPPED_ITEMS = frozenset({"ghost_snapshot"})
+"""Response items that are the tool's bookkeeping (a git snapshot of the work tree), not conversation."""
 
 
 def is_older_session_line(obj: Mapping[str, Any]) -> bool:
@@ -78,6 +86,16 @@ class CodexRollout:
     """Records waiting for a held user item's verdict, in file order; True marks a user item."""
     started: str | None = None
     """The session's timestamp in the older layout (whose items carry none)."""
+    typed_at: tuple[str | None, str] = (None, "")
+    """The timestamp and position of the `user_message` event whose text is `typed_ahead`."""
+    unknown_items: Counter[str] = field(default_factory=Counter)
+    """Response items of types this version does not know, skipped, by type."""
+
+    @property
+    def pending(self) -> bool:
+        """Whether records wait for a later line: held user items, or a `user_message` event whose item
+        may still come (a reader that resumes from a saved place should not stop here)."""
+        return bool(self.held) or self.typed_ahead is not None
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         kind = obj.get("type")
@@ -107,22 +125,43 @@ class CodexRollout:
                 self.session = session
             return []
         if kind == "event_msg":
-            return self._event(payload)
+            return self._event(payload, stamp, where)
         if kind == "compacted":
-            return self._compacted(payload, stamp, where)
+            return [*self._typed_only(), *self._compacted(payload, stamp, where)]
         if kind == "turn_context":
             return []
         return self._item(payload, stamp, where)
 
-    def _event(self, payload: Mapping[str, Any]) -> list[IngestRecord]:
+    def _event(self, payload: Mapping[str, Any], stamp: str | None, where: str) -> list[IngestRecord]:
         if payload.get("type") != "user_message":
             return []
         self.typed_prompts_logged = True
-        if any(user for _, user in self.held):
-            return self._release(typed=True)
-        text = payload.get("message")  # the event came first: its item follows
-        self.typed_ahead = text.strip() if isinstance(text, str) else None
-        return self._release(typed=False)
+        earlier = self._typed_only()  # an earlier event whose item never came
+        text = payload.get("message")
+        typed = text.strip() if isinstance(text, str) and text.strip() else None
+        if self._carried(typed):
+            return [*earlier, *self._release(typed=True)]
+        self.typed_ahead, self.typed_at = typed, (stamp, where)  # its item may follow, or never come
+        return [*earlier, *self._release(typed=False)]
+
+    def _carried(self, typed: str | None) -> bool:
+        """Whether the last held user item is the prompt of a `user_message` event: the same text, or
+        (the item holding images as well) text that does not look injected."""
+        users = [record.message.content for record, user in self.held if user]
+        if not users:
+            return False
+        last = users[-1].strip()
+        return last == typed or typed is None or not last.startswith(INJECTED_PREFIXES)
+
+    def _typed_only(self) -> list[IngestRecord]:
+        """The pending `user_message` event as the prompt, when no user item carried its text."""
+        text, self.typed_ahead = self.typed_ahead, None
+        if text is None:
+            return []
+        stamp, where = self.typed_at
+        held, self.held = self._release(typed=False), []
+        prompt = self._record(Kind.USER, text, read_created_at(stamp) if stamp else None, where)
+        return [*held, prompt]
 
     def _compacted(self, payload: Mapping[str, Any], stamp: str | None, where: str) -> list[IngestRecord]:
         created_at = read_created_at(stamp) if stamp else None
@@ -133,9 +172,17 @@ class CodexRollout:
         return out
 
     def _item(self, payload: Mapping[str, Any], stamp: str | None, where: str) -> list[IngestRecord]:
-        payload = _raw_arguments_kept(payload)
+        item_type = payload.get("type", "message" if "role" in payload else None)
+        if item_type in SKIPPED_ITEMS:
+            return []
+        if isinstance(item_type, str) and item_type not in ITEM_TYPES:
+            self.unknown_items[item_type] += 1
+            return []
+        payload, exit_code = _output_unwrapped(_raw_arguments_kept(payload))
         item = {**payload, "agent": self._agent(), **({"created_at": stamp} if stamp else {})}
         records = parse_responses_item(item, None, where)
+        if exit_code:
+            records = [_failed(r, exit_code) for r in records]
         role = payload.get("role") if payload.get("type") == "message" else None
         typed_ahead = self.typed_ahead is not None and any(
             r.message.content.strip() == self.typed_ahead for r in records
@@ -146,11 +193,13 @@ class CodexRollout:
         if role == "user" or (self.held and role in ("developer", "system")):
             self.held.extend((record, role == "user") for record in records)
             return []
-        return self._release(typed=False) + records
+        if role in ("developer", "system"):
+            return self._release(typed=False) + records
+        return self._typed_only() + self._release(typed=False) + records
 
     def finish(self) -> list[IngestRecord]:
         """What is still held at the end of the file."""
-        return self._release(typed=False)
+        return self._typed_only() + self._release(typed=False)
 
     def _release(self, *, typed: bool) -> list[IngestRecord]:
         """The held records in file order, each user item with its verdict. With `typed` (a `user_message`
@@ -190,10 +239,38 @@ def _raw_arguments_kept(payload: Mapping[str, Any]) -> Mapping[str, Any]:
     if payload.get("type") != "function_call" or not isinstance(arguments, str):
         return payload
     try:
-        json.loads(arguments)
+        loads_json(arguments)
     except ValueError:
         return {**payload, "type": "custom_tool_call", "input": arguments}
     return payload
+
+
+def _output_unwrapped(payload: Mapping[str, Any]) -> tuple[Mapping[str, Any], int]:
+    """A function output that is a JSON string `{"output": TEXT, "metadata": {"exit_code": N}}` as TEXT,
+    and N (0 when there is none)."""
+    output = payload.get("output")
+    if payload.get("type") != "function_call_output" or not isinstance(output, str):
+        return payload, 0
+    if not output.startswith("{"):
+        return payload, 0
+    try:
+        value = loads_json(output)
+    except ValueError:
+        return payload, 0
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+        return payload, 0
+    metadata = value.get("metadata")
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    exit_code = code if isinstance(code, int) and not isinstance(code, bool) else 0
+    return {**payload, "output": value["output"]}, exit_code
+
+
+def _failed(record: IngestRecord, exit_code: int) -> IngestRecord:
+    m = record.message
+    if m.kind is not Kind.TOOL_RESULT:
+        return record
+    content = f"{m.content}\n[exit code {exit_code}]" if m.content else f"[exit code {exit_code}]"
+    return IngestRecord(record.agent_id, replace(m, content=content, is_error=True))
 
 
 def _as_system(record: IngestRecord) -> IngestRecord:

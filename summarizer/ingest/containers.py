@@ -7,7 +7,7 @@ non-blank line, so JSONL inputs are still read lazily and only whole documents a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,18 +26,35 @@ class Item:
     system: bool = False
 
 
-def iter_jsonl(reader: LineReader, limit: int) -> Iterator[Item]:
+OnBadLine = Callable[[InvalidMessage], None]
+"""Told of a line that cannot be read (not JSON, not an object, over the limit, bad UTF-8), which is then
+skipped; without one, such a line is an error."""
+
+
+def iter_jsonl(reader: LineReader, limit: int, on_bad: OnBadLine | None = None) -> Iterator[Item]:
     """One object per non-blank line, each checked against the size limit before it is decoded."""
-    while (line := reader.read_line(limit)) is not None:
+    while True:
+        try:
+            line = reader.read_line(limit)
+        except InvalidMessage as exc:  # bad bytes: the line is consumed, the next one can be read
+            if on_bad is None:
+                raise
+            on_bad(exc)
+            continue
+        if line is None:
+            return
         if line.blank:
             continue
         try:
             item = _line_item(reader, line, limit)
-        except InvalidMessage:
+        except InvalidMessage as exc:
             if reader.unterminated and line.text is not None:  # a log still being written: wait for it
                 reader.partial_lines += 1
                 return
-            raise
+            if on_bad is None:
+                raise
+            on_bad(exc)
+            continue
         yield item
 
 
@@ -54,17 +71,25 @@ class Layout:
 CHAT = Layout()
 
 
-def iter_chat_items(reader: LineReader, limit: int, layout: Layout = CHAT) -> Iterator[Item]:
+def iter_chat_items(
+    reader: LineReader, limit: int, layout: Layout = CHAT, on_bad: OnBadLine | None = None
+) -> Iterator[Item]:
     """Items of a provider export in whichever layout it uses: JSON Lines, an array, or a document whose
-    array key holds the items; the layout's system key becomes a leading system item."""
+    array key holds the items; the layout's system key becomes a leading system item. `on_bad` is told of
+    a JSON Lines line, or an item of a document, that cannot be read (the document itself must parse)."""
     first = _first_non_blank(reader)
     if first is None or first.text is None:
         return
     if _is_document(first.text, layout):
-        yield from _document_items(reader, first, limit, layout)
+        yield from _document_items(reader, first, limit, layout, on_bad)
         return
-    yield _line_item(reader, first, limit)
-    yield from iter_jsonl(reader, limit)
+    try:
+        yield _line_item(reader, first, limit)
+    except InvalidMessage as exc:
+        if on_bad is None:
+            raise
+        on_bad(exc)
+    yield from iter_jsonl(reader, limit, on_bad)
 
 
 def _first_non_blank(reader: LineReader) -> Line | None:
@@ -104,7 +129,9 @@ def _line_item(reader: LineReader, line: Line, limit: int) -> Item:
     return Item(value, where)
 
 
-def _document_items(reader: LineReader, first: Line, limit: int, layout: Layout) -> Iterator[Item]:
+def _document_items(
+    reader: LineReader, first: Line, limit: int, layout: Layout, on_bad: OnBadLine | None
+) -> Iterator[Item]:
     assert first.text is not None
     _, rest = reader.read_rest()
     try:
@@ -114,7 +141,7 @@ def _document_items(reader: LineReader, first: Line, limit: int, layout: Layout)
     origin = reader.where(first.number)
     if isinstance(document, list):
         messages, prefix = document, ""
-    elif isinstance(document, dict) and not layout.array_keys:
+    elif isinstance(document, dict) and (not layout.array_keys or _single_message(document, layout)):
         messages, prefix = [document], ""
     elif isinstance(document, dict):
         messages, prefix = _messages_of(document, origin, layout)
@@ -126,12 +153,22 @@ def _document_items(reader: LineReader, first: Line, limit: int, layout: Layout)
         raise InvalidMessage(f"expected {layouts}, got {json_type(document)}", origin)
     for index, value in enumerate(messages):
         where = f"{origin} {prefix}[{index}]" if prefix else f"{origin} [{index}]"
+        problem = None
         if not isinstance(value, dict):
-            raise InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
-        size = compact_size(value)
-        if size > limit:
-            raise InvalidMessage(over_limit_reason(size, limit), where)
-        yield Item(value, where)
+            problem = InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
+        elif (size := compact_size(value)) > limit:
+            problem = InvalidMessage(over_limit_reason(size, limit), where)
+        if problem is None:
+            yield Item(value, where)
+        elif on_bad is None:
+            raise problem
+        else:
+            on_bad(problem)
+
+
+def _single_message(document: dict[str, Any], layout: Layout) -> bool:
+    """One message written as a whole document (an API response printed over several lines)."""
+    return "role" in document and "content" in document and not any(k in document for k in layout.array_keys)
 
 
 def _messages_of(document: dict[str, Any], origin: str, layout: Layout) -> tuple[list[Any], str]:

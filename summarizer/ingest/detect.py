@@ -1,23 +1,52 @@
-"""`--format auto`: which input format a file is in, from its first JSON value.
+"""`--format auto`: which input format a file is in, from its first JSON values.
 
-Each format is recognised by keys its own published shape always has. When nothing matches, the error
-names every format tried and the nearest miss (including agent logs this version recognises but cannot
-import yet), so a user learns what to pass or what is missing instead of reading a parser's complaint.
+Each format is recognised by keys its own published shape always has. A JSON Lines input is judged by the
+first line that carries a format's signature, within the first HEAD_LINES lines and HEAD_BYTES bytes:
+bookkeeping lines (Claude Code's `file-history-snapshot`, `queue-operation`, ...) and lines that are not
+JSON are passed over, and an input of Claude Code bookkeeping alone is still Claude Code. When nothing
+matches, the error names every format tried and the nearest miss, with the `--format` to pass when the
+nearest is a known format, so a user learns what to pass instead of reading a parser's complaint.
+
+`ingest`, `watch` and the hooks all detect through `detect`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from summarizer.domain.errors import SummarizerError
+from summarizer.ingest.aider import looks_like_aider
 from summarizer.ingest.cline import looks_like_cline
 from summarizer.ingest.codex import is_older_session_line
+from summarizer.ingest.copilot import looks_like_copilot_event
+from summarizer.ingest.jsontext import loads_json
 
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
+HEAD_LINES = 64
+"""How many JSON Lines lines detection looks through for one that carries a format's signature."""
+CLAUDE_CODE_BOOKKEEPING = frozenset(
+    {
+        "file-history-snapshot",
+        "summary",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "permission-mode",
+        "mode",
+        "worktree-state",
+        "tag",
+    }
+)
+"""Claude Code line types that carry no conversation and often no session id (a 2.x session file usually
+opens with a `file-history-snapshot`)."""
 
 IMPORTABLE = (
     "claude-code",
@@ -27,6 +56,8 @@ IMPORTABLE = (
     "openhands",
     "swe-agent",
     "cline",
+    "aider",
+    "copilot",
     "canonical",
     "openai",
     "anthropic",
@@ -45,7 +76,23 @@ _RESPONSES_ITEM_TYPES = frozenset(
 )
 
 
-_ANTHROPIC_BLOCK_TYPES = frozenset({"text", "image", "document", "tool_use", "tool_result", "thinking"})
+_ANTHROPIC_BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "server_tool_use",
+        "mcp_tool_use",
+        "search_result",
+        "container_upload",
+    }
+)
+"""Messages API content blocks; any `*_tool_result` block (web search, web fetch, code execution, MCP)
+is one too."""
 
 
 class UndetectedFormat(SummarizerError, ValueError):
@@ -58,45 +105,116 @@ class Detected:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """The nearest format an input did not match, and the format to pass if it is one."""
+
+    text: str
+    format: str | None = None
+
+
 def detect(head: bytes, label: str) -> Detected:
     """The format of an input whose first bytes are `head` (at most HEAD_BYTES of it)."""
-    value, shape = _first_value(head)
-    if value is None:
-        raise UndetectedFormat(f"{label}: {shape}; nothing to detect a format from")
-    found = _match(value)
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
+    if not text:
+        raise UndetectedFormat(f"{label}: the input is empty; nothing to detect a format from")
+    if text[0] not in "[{" and looks_like_aider(text):  # Markdown, not JSON
+        return Detected("aider", "an aider chat history ('# aider chat started at' lines)")
+    try:
+        document = loads_json(text)
+    except ValueError:
+        found, shape = _from_lines(text, truncated=len(head) >= HEAD_BYTES)
+    else:
+        found, shape = _match(document), "one JSON document"
+        if isinstance(document, Mapping) and _claude_code_bookkeeping(document):  # one line so far
+            found, shape = _from_lines(text, truncated=False)
     if isinstance(found, Detected):
         return found
+    if found is None:
+        raise UndetectedFormat(f"{label}: {shape}; nothing to detect a format from")
     tried = ", ".join(IMPORTABLE)
-    raise UndetectedFormat(f"{label}: no known format matches ({shape}; tried {tried}); nearest: {found}")
+    hint = f"; pass --format {found.format} if it is one" if found.format else ""
+    raise UndetectedFormat(
+        f"{label}: no known format matches ({shape}; tried {tried}); nearest: {found.text}{hint}"
+    )
 
 
-def _first_value(head: bytes) -> tuple[Any, str]:
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    if not text.strip():
-        return None, "the input is empty"
-    stripped = text.lstrip()
-    try:
-        return json.loads(stripped), "one JSON document"
-    except json.JSONDecodeError:
-        pass
-    lines = [line for line in stripped.splitlines()[:50] if line.strip()]
-    try:
-        first = json.loads(lines[0])
-    except json.JSONDecodeError:
-        first = None
-    if first is not None:
-        if isinstance(first, Mapping) and "role" in first and "type" not in first:
-            for line in lines[1:]:  # a Responses input opens with a plain message: look further
-                try:
-                    later = json.loads(line)
-                except json.JSONDecodeError:
-                    break
-                if isinstance(later, Mapping) and str(later.get("type")) in _RESPONSES_ITEM_TYPES:
-                    return later, "JSON Lines"
-        return first, "JSON Lines"
-    if stripped[0] in "[{" and len(head) >= HEAD_BYTES:  # a document larger than the head: its opening
-        return _opening(stripped), "one JSON document"
-    return None, "the input is neither JSON nor JSON Lines"
+def _from_lines(text: str, *, truncated: bool) -> tuple[Detected | Miss | None, str]:
+    """The format of the first line (of the first HEAD_LINES) that carries a signature; bookkeeping lines
+    and lines that are not JSON are passed over."""
+    lines = [line for line in text.splitlines()[:HEAD_LINES] if line.strip()]
+    if truncated and len(lines) <= 1 and lines[0].startswith("{"):  # one line longer than the head
+        found = _from_opening(lines[0])
+        if isinstance(found, Detected):
+            return found, "JSON Lines whose first line is longer than the part read"
+        return _match(_opening(text)), "one JSON document"
+    nearest: Miss | None = None
+    bookkeeping: str | None = None
+    values = 0
+    for index, line in enumerate(lines):
+        try:
+            value = loads_json(line)
+        except ValueError:
+            continue
+        values += 1
+        if isinstance(value, Mapping) and _claude_code_bookkeeping(value):
+            bookkeeping = bookkeeping or str(value.get("type"))
+            continue
+        found = _match(value)
+        if isinstance(found, Detected):
+            if found.format == "openai" and isinstance(value, Mapping) and "type" not in value:
+                return _responses_later(lines[index + 1 :]) or found, "JSON Lines"
+            return found, "JSON Lines"
+        nearest = nearest or found
+    if bookkeeping is not None:
+        reason = f"Claude Code bookkeeping lines only so far (type {bookkeeping!r})"
+        return Detected("claude-code", reason), "JSON Lines"
+    if values == 0 and text[0] in "[{" and truncated:  # a document larger than the head: its opening
+        return _match(_opening(text)), "one JSON document"
+    if values == 0:
+        return None, "the input is neither JSON nor JSON Lines"
+    return nearest, "JSON Lines"
+
+
+def _claude_code_bookkeeping(obj: Mapping[str, Any]) -> bool:
+    """A Claude Code line that carries no conversation (and so says little about the format)."""
+    kind = obj.get("type")
+    return (
+        isinstance(kind, str)
+        and kind in CLAUDE_CODE_BOOKKEEPING
+        and "payload" not in obj
+        and "role" not in obj
+    )
+
+
+def _responses_later(lines: list[str]) -> Detected | None:
+    """A Responses input opens with a plain message: a typed item further on tells it from chat."""
+    for line in lines:
+        try:
+            later = loads_json(line)
+        except ValueError:
+            return None
+        if isinstance(later, Mapping) and str(later.get("type")) in _RESPONSES_ITEM_TYPES:
+            found = _match(later)
+            return found if isinstance(found, Detected) else None
+    return None
+
+
+_LINE_TYPE = re.compile(r'"type"\s*:\s*"([^"]{1,64})"')
+
+
+def _from_opening(line: str) -> Detected | Miss:
+    """The format of a JSON Lines input whose first line is longer than the part read (a pasted image),
+    from the keys at its start."""
+    start = line[:8192]
+    kind = _LINE_TYPE.search(start)
+    if kind is not None and kind.group(1) in _CODEX_LINE_TYPES and '"payload"' in start:
+        return Detected("codex", f"a Codex CLI rollout (type {kind.group(1)!r} with a payload)")
+    if '"sessionId"' in start and kind is not None:
+        return Detected(
+            "claude-code", f"Claude Code transcript events (type {kind.group(1)!r} with a session id)"
+        )
+    return Miss("a first line longer than the part read, without a signature at its start")
 
 
 def _opening(text: str) -> Any:
@@ -106,7 +224,7 @@ def _opening(text: str) -> Any:
         try:
             value, _ = decoder.raw_decode(text[1:].lstrip())
             return [value]
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or hostile (too deep, too long a number)
             return []
     keys: dict[str, Any] = {}
     for key in ("messages", "input", "output", "conversations", "system", "instructions"):
@@ -115,7 +233,7 @@ def _opening(text: str) -> Any:
     return keys
 
 
-def _match(value: Any) -> Detected | str:
+def _match(value: Any) -> Detected | Miss:
     if isinstance(value, list):
         first = value[0] if value else None
         if isinstance(first, Mapping) and "source" in first and ("action" in first or "observation" in first):
@@ -130,16 +248,18 @@ def _match(value: Any) -> Detected | str:
             return Detected(
                 _chat_flavour([m for m in value if isinstance(m, Mapping)]), "an array of chat messages"
             )
-        return "a JSON array whose items are not chat messages"
+        return Miss("a JSON array whose items are not chat messages")
     if not isinstance(value, Mapping):
-        return "a JSON value that is not an object"
+        return Miss("a JSON value that is not an object")
     return _match_object(value)
 
 
-def _match_object(obj: Mapping[str, Any]) -> Detected | str:
+def _match_object(obj: Mapping[str, Any]) -> Detected | Miss:
     kind = obj.get("type")
     if isinstance(kind, str) and kind in _KNOWN_BUT_NOT_IMPORTABLE:
-        return f"{_KNOWN_BUT_NOT_IMPORTABLE[kind]} (its first line has type {kind!r}), which cannot be imported yet"
+        return Miss(
+            f"{_KNOWN_BUT_NOT_IMPORTABLE[kind]} (its first line has type {kind!r}), which cannot be imported yet"
+        )
     log = _agent_log(obj, kind)
     if log is not None:
         return log
@@ -162,10 +282,20 @@ def _match_object(obj: Mapping[str, Any]) -> Detected | str:
         )
     if "role" in obj:
         return Detected(_chat_flavour([obj]), "chat messages, one per line")
+    return _miss(obj, kind)
+
+
+def _miss(obj: Mapping[str, Any], kind: object) -> Miss:
+    """What an object no format matches is nearest to."""
+    if isinstance(kind, str) and ("message" in obj or "parentUuid" in obj):
+        return Miss(
+            f"Claude Code's event shape (type {kind!r}) without a session id (name the agent with --agent)",
+            "claude-code",
+        )
     if isinstance(kind, str):
-        return f"Claude Code's event shape (type {kind!r}) without a session id"
+        return Miss(f"an event of type {kind!r} that no format uses")
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
-    return f"an object with keys {keys or 'none'}, which no format uses"
+    return Miss(f"an object with keys {keys or 'none'}, which no format uses")
 
 
 def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
@@ -181,11 +311,24 @@ def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
             return Detected("opencode", "an opencode session export (info and messages with parts)")
     if isinstance(obj.get("trajectory"), list) and isinstance(obj.get("history"), list):
         return Detected("swe-agent", "a SWE-agent trajectory (trajectory and history)")
+    if _history_only(obj):
+        return Detected("swe-agent", "a SWE-agent trajectory holding only its history")
     if kind is None and "sessionId" in obj and ("projectHash" in obj or "startTime" in obj):
         return Detected("gemini-cli", "a Gemini CLI session (sessionId and projectHash)")
+    if looks_like_copilot_event(obj):
+        return Detected("copilot", f"GitHub Copilot agent events (type {kind!r} with data)")
     if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):
         return Detected("claude-code", f"Claude Code transcript events (type {kind!r} with a session id)")
     return None
+
+
+def _history_only(obj: Mapping[str, Any]) -> bool:
+    """A SWE-agent trajectory saved with its `history` alone: chat messages, each with a role."""
+    history = obj.get("history")
+    if not isinstance(history, list) or not history or "messages" in obj:
+        return False
+    first = history[0]
+    return isinstance(first, Mapping) and isinstance(first.get("role"), str)
 
 
 def _anthropic_response(obj: Mapping[str, Any]) -> bool:
@@ -197,8 +340,8 @@ def _anthropic_response(obj: Mapping[str, Any]) -> bool:
     content = obj.get("content")
     if not isinstance(content, list) or not content:
         return False
-    types = {b.get("type") for b in content if isinstance(b, Mapping)}
-    return bool(types) and types <= _ANTHROPIC_BLOCK_TYPES
+    types = {str(b.get("type")) for b in content if isinstance(b, Mapping)}
+    return bool(types) and all(t in _ANTHROPIC_BLOCK_TYPES or t.endswith("_tool_result") for t in types)
 
 
 def _chat_flavour(messages: list[Mapping[str, Any]]) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,19 +28,26 @@ from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item
-from summarizer.ingest.detect import UndetectedFormat, detect
+from summarizer.ingest.copilot import CopilotEvents
+from summarizer.ingest.detect import CLAUDE_CODE_BOOKKEEPING, UndetectedFormat, detect
 from summarizer.ingest.gemini_cli import GeminiSession
+from summarizer.ingest.jsontext import loads_json
+from summarizer.ingest.lines import first_lines
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.reader import iter_stream_records
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.sequencing import ReadNotes, sequence, streams_from_json, streams_json
 
-FOLLOWED_FORMATS = ("claude-code", "codex", "gemini-cli", "canonical")
-DOCUMENT_FORMATS = ("gemini-cli", "cline", "opencode", "openhands")
-"""Logs an agent saves as one JSON document, rewritten as it grows: read whole when they change."""
+FOLLOWED_FORMATS = ("claude-code", "codex", "gemini-cli", "copilot", "canonical")
+DOCUMENT_FORMATS = ("gemini-cli", "cline", "opencode", "openhands", "aider")
+"""Logs an agent saves as one JSON document, rewritten as it grows, or (aider) as Markdown: read whole when
+they change."""
 HEAD_BYTES = 4096
 HEAD_BYTES_DOCUMENT = 1 << 20
+MAX_DOCUMENT_BYTES = 64 << 20
+"""The default of SUMMARIZER_FOLLOW_MAX_DOCUMENT_BYTES: a larger JSON document log is refused, never read."""
 MAX_LINES_PER_READ = 5000
+CLINE_HISTORY_NAME = "api_conversation_history.json"
 
 
 @dataclass(slots=True)
@@ -76,12 +82,16 @@ class _Lines:
         self._claude.resume(kept)
         self._gemini = GeminiSession(agent)
         self._gemini.resume(kept)
+        self._copilot = CopilotEvents(agent)
+        self._copilot.resume(kept)
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         if self._fmt == "claude-code":
             return self._claude.feed(obj, where)
         if self._fmt == "gemini-cli":
             return self._gemini.feed(Item(dict(obj), where))
+        if self._fmt == "copilot":
+            return self._copilot.feed(obj, where)
         return [parse_canonical(obj, self._agent, where)]
 
     @property
@@ -91,6 +101,8 @@ class _Lines:
     def state(self) -> dict[str, Any]:
         if self._fmt == "gemini-cli":
             return self._gemini.state()
+        if self._fmt == "copilot":
+            return self._copilot.state()
         return self._claude.state() if self._fmt == "claude-code" else {}
 
 
@@ -149,7 +161,7 @@ def read_new(
             ):
                 position, restarted = None, True
         if position is None:
-            found = _format(stream, fmt, str(path))
+            found = _format(stream, fmt, str(path), max_bytes)
             if found is None or found.startswith("!"):
                 return FollowRead([], None, restarted, problem=found[1:] if found else None)
             position = FilePosition(found, file_id, _head(stream, HEAD_BYTES), 0, {})
@@ -159,48 +171,109 @@ def read_new(
 
 
 def read_document(
-    path: Path, position: FilePosition | None, *, fmt: str = "auto", agent: str | None = None, max_bytes: int
+    path: Path,
+    position: FilePosition | None,
+    *,
+    fmt: str = "auto",
+    agent: str | None = None,
+    max_bytes: int,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
 ) -> FollowRead:
     """The records of a JSON document log (a Gemini CLI session before 0.39, a Cline task history) when
     it changed since `position`: the whole document is read again (the agent rewrites it whole) and the
     store skips what it holds by the messages' ids. A document of no agent-log format is no log: nothing,
-    and no problem."""
-    file_id, _size = identity(path)
-    data = path.read_bytes()
+    and no problem (its format is told from its first bytes). A log over `max_document_bytes` is refused
+    unread (a problem, and no position)."""
+    file_id, size = identity(path)
+    found = fmt
+    if fmt == "auto":
+        with path.open("rb") as stream:
+            head = stream.read(HEAD_BYTES_DOCUMENT)
+        told = _document_format(head, path, size)
+        if told is None:
+            return FollowRead([], None)
+        found = told
+    data = b""
+    if size <= max_document_bytes:
+        with path.open("rb") as stream:
+            data = stream.read(max_document_bytes + 1)  # bounded: the file may have grown since
+    if size > max_document_bytes or len(data) > max_document_bytes:
+        return FollowRead(
+            [],
+            None,
+            problem=f"{path}: a {found} document log of {max(size, len(data))} bytes, over the "
+            f"{max_document_bytes}-byte limit (SUMMARIZER_FOLLOW_MAX_DOCUMENT_BYTES): not read",
+        )
     digest = f"{len(data)}:{hashlib.sha256(data).hexdigest()[:48]}"
     if position is not None and position.file_id == file_id and position.head == digest:
         return FollowRead([], position)
-    found = fmt
-    if fmt == "auto":
-        try:
-            found = detect(data[:HEAD_BYTES_DOCUMENT], str(path)).format
-        except UndetectedFormat:
-            return FollowRead([], None)
-        if found not in DOCUMENT_FORMATS:
-            return FollowRead([], None)
+    notes = ReadNotes()
     try:
-        records = list(iter_stream_records(io.BytesIO(data), str(path), found, agent, max_bytes))
+        records = list(iter_stream_records(io.BytesIO(data), str(path), found, agent, max_bytes, notes=notes))
     except InvalidMessage as exc:
         return FollowRead([], None, problem=str(exc))
     restarted = position is not None and position.file_id != file_id
-    return FollowRead(records, FilePosition(found, file_id, digest, len(data), {}), restarted)
+    new = FilePosition(found, file_id, digest, len(data), {})
+    return FollowRead(records, new, restarted, notes.skipped, problem=_said(notes.warnings))
 
 
-def _format(stream: Any, fmt: str, label: str) -> str | None:
-    """The file's format; None while its first line is not complete; "!reason" when it is unsupported."""
+def _document_format(head: bytes, path: Path, size: int) -> str | None:
+    """The format of a document log from its first bytes; None for a document that is no log. A document
+    larger than its head is told by its opening keys (Gemini CLI's session) or its name (Cline's history),
+    so a log over the size limit is still known, and refused with a warning rather than passed over."""
+    if size > len(head):
+        opening = head[:4096]
+        if head.lstrip().startswith(b"{") and b'"sessionId"' in opening and b'"projectHash"' in opening:
+            return "gemini-cli"
+        if path.name == CLINE_HISTORY_NAME:
+            return "cline"
+    try:
+        found = detect(head, str(path)).format
+    except UndetectedFormat:
+        return None
+    return found if found in DOCUMENT_FORMATS else None
+
+
+def _said(warnings: list[str]) -> str | None:
+    """What a tolerant read left out, in one line: the first thing, and how many more."""
+    if not warnings:
+        return None
+    more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+    return f"{warnings[0]}{more}"
+
+
+def _format(stream: Any, fmt: str, label: str, max_bytes: int) -> str | None:
+    """The file's format, told from its first complete lines (each read whole, however long: a first line
+    holding a pasted image included); None while its first line is not complete; "!reason" when it is
+    unsupported."""
     if fmt != "auto":
         return fmt
-    stream.seek(0)
-    head = stream.read(1 << 16)
-    if b"\n" not in head:
+    head = first_lines(stream, budget=HEAD_BYTES_DOCUMENT, line_limit=max(max_bytes, HEAD_BYTES_DOCUMENT) * 2)
+    if head is None:
         return None
     try:
-        found = detect(head[: head.index(b"\n") + 1], label).format
+        found = detect(head, label).format
     except UndetectedFormat as exc:
+        if _bookkeeping_only(head):
+            return None  # a Claude Code 2.x session that has said nothing yet: its next line tells
         return f"!{exc}"
     if found not in FOLLOWED_FORMATS:
         return f"!{label}: {found} is not a log format that can be followed (followed: {', '.join(FOLLOWED_FORMATS)})"
     return found
+
+
+def _bookkeeping_only(head: bytes) -> bool:
+    """Whether every line of `head` is a Claude Code bookkeeping line (a session file opens with one)."""
+    for line in head.splitlines():
+        if not line.strip():
+            continue
+        try:
+            obj = loads_json(line)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(obj, dict) or obj.get("type") not in CLAUDE_CODE_BOOKKEEPING:
+            return False
+    return True
 
 
 def _read_lines(
@@ -235,7 +308,7 @@ def _read_lines(
         if raw.endswith(b"\n"):
             offset += len(raw)
             try:
-                obj = json.loads(raw)
+                obj = loads_json(raw)
             except ValueError:
                 obj = None
         elif len(raw) < max_bytes + 2:
@@ -292,11 +365,13 @@ EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 
 
 def default_directories() -> list[Path]:
-    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI and
-    Cline (in the global storage of VS Code and its forks, on Linux and macOS)."""
+    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI,
+    GitHub Copilot CLI and Cline (in the global storage of VS Code and its forks, on Linux and macOS).
+    aider keeps its history in each project's root: name the file to watch it."""
     home = Path(os.path.expanduser("~"))
     codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
+    copilot = Path(os.environ.get("COPILOT_HOME", home / ".copilot")) / "session-state"
     configs = (home / ".config", home / "Library" / "Application Support")
     cline = [c / editor / "User" / "globalStorage" / CLINE_TASKS for c in configs for editor in EDITORS]
-    candidates = [home / ".claude" / "projects", codex, home / ".gemini" / "tmp", *cline]
+    candidates = [home / ".claude" / "projects", codex, home / ".gemini" / "tmp", copilot, *cline]
     return [d for d in candidates if d.is_dir()]

@@ -94,6 +94,33 @@ class LineReader:
             raise InvalidMessage(f"invalid UTF-8 at byte {column} of the line", self.where(line)) from None
 
 
+def first_lines(stream: BinaryIO, *, budget: int, line_limit: int, max_lines: int = 50) -> bytes | None:
+    """The first complete lines of a file, for telling its format: up to `max_lines` lines, stopping once
+    `budget` bytes are kept. A line is kept whole however long, up to `line_limit` bytes (a first line
+    holding a pasted image is read); a longer one is passed over, measured and not kept. None while no
+    complete line can be kept yet (the first line is still being written)."""
+    stream.seek(0)
+    kept: list[bytes] = []
+    total = seen = 0
+    while seen < max_lines and total < budget:
+        chunk = stream.readline(line_limit + 2)
+        if chunk.endswith(b"\n"):
+            kept.append(chunk)
+            total += len(chunk)
+        elif len(chunk) < line_limit + 2 or not _skip_rest(stream):
+            break  # the end, or a last line (or an over-long one) still being written
+        seen += 1
+    return b"".join(kept) if kept else None
+
+
+def _skip_rest(stream: BinaryIO) -> bool:
+    """Read past the rest of the current line; False when the input ends before its line break."""
+    while chunk := stream.readline(_CHUNK):
+        if chunk.endswith(b"\n"):
+            return True
+    return False
+
+
 def _position(data: bytes, offset: int, first_line: int) -> tuple[int, int]:
     """1-based line number and byte column of `offset` in `data`."""
     line_start = data.rfind(b"\n", 0, offset) + 1

@@ -13,7 +13,6 @@ message id; the agent is the file's name unless `--agent` names one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import UTC
 from pathlib import PurePath
@@ -23,6 +22,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, read_created_at, reject_nul
+from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
@@ -121,7 +121,7 @@ def _arguments(event: Mapping[str, Any], call_id: str, args: Mapping[str, Any]) 
                 raw = (call.get("function") or {}).get("arguments")
                 if isinstance(raw, str):
                     try:
-                        return json.loads(raw)
+                        return loads_json(raw)
                     except ValueError:
                         return raw
                 return raw

@@ -1,6 +1,9 @@
 """The entry point: a path (or "-" for stdin) and a format in, validated records out.
 
-Parsing is all-or-nothing. `read_records` returns nothing until the whole input has been checked;
+Reading is tolerant by default: a line that is not JSON, an item or event a reader cannot use, a repeated
+call id are skipped, and a tool result whose call is not in the input is kept as `tool` activity; each is
+counted and named (`FILE:LINE: what`) in the notes. With `strict` the first of them is an error and
+nothing is returned (all or nothing). `read_records` returns nothing until the whole input has been read;
 `iter_records` streams for callers that stage records inside a transaction they can roll back.
 """
 
@@ -16,13 +19,15 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 from summarizer.domain.errors import InvalidMessage, SummarizerError
+from summarizer.ingest.aider import AiderHistory, aider_items
 from summarizer.ingest.anthropic_format import parse_anthropic, parse_anthropic_system
 from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader, Sidechains, in_prompt_order
 from summarizer.ingest.cline import LAYOUT as CLINE_LAYOUT
 from summarizer.ingest.cline import ClineTask
 from summarizer.ingest.codex import CodexRollout
-from summarizer.ingest.containers import Item, Layout, iter_chat_items, iter_jsonl
+from summarizer.ingest.containers import Item, Layout, OnBadLine, iter_chat_items, iter_jsonl
+from summarizer.ingest.copilot import CopilotEvents
 from summarizer.ingest.detect import HEAD_BYTES, UndetectedFormat, detect
 from summarizer.ingest.gemini_cli import LAYOUT as GEMINI_LAYOUT
 from summarizer.ingest.gemini_cli import GeminiSession
@@ -58,17 +63,20 @@ class InputFormat(StrEnum):
     OPENHANDS = "openhands"
     OPENCODE = "opencode"
     CLINE = "cline"
+    AIDER = "aider"
+    COPILOT = "copilot"
 
 
 @dataclass(frozen=True, slots=True)
 class ReadOptions:
     """How to read: `strict_time` refuses timestamps that go back instead of raising them; `derive_ids`
     gives messages without an id a stable one (see `sequencing`); `sidechains` says what happens to a
-    Claude Code sub-agent's events."""
+    Claude Code sub-agent's events; `strict` makes any line or item that cannot be read an error."""
 
     strict_time: bool = False
     derive_ids: bool = True
     sidechains: Sidechains = Sidechains.SKIP
+    strict: bool = False
 
 
 _LAYOUTS: dict[InputFormat, Layout] = {
@@ -155,6 +163,7 @@ def iter_stream_records(
         notes,
         strict_time=options.strict_time,
         derive_ids=options.derive_ids,
+        strict=options.strict,
     )
     notes.partial_lines += reader.partial_lines
 
@@ -183,25 +192,52 @@ def _parsed(
     default_agent: str | None,
     max_message_bytes: int,
     options: ReadOptions,
-    notes: ReadNotes | None = None,
+    notes: ReadNotes,
 ) -> Iterator[IngestRecord]:
     if max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
     if default_agent is not None and not default_agent.strip():
         raise InvalidMessage("the default agent (--agent) must not be empty")
+    guard = _Guard(options.strict, notes)
     if input_format is InputFormat.CANONICAL:
-        for item in iter_jsonl(reader, max_message_bytes):
-            yield _parse_item(item, input_format, default_agent)[0]
+        for item in iter_jsonl(reader, max_message_bytes, guard.on_bad):
+            yield from guard(item, lambda i: _parse_item(i, input_format, default_agent))
         return
     if input_format in _AGENT_LOGS:
-        yield from _agent_log(reader, input_format, default_agent, max_message_bytes, options, notes)
+        yield from _agent_log(reader, input_format, default_agent, max_message_bytes, options, guard)
         return
-    items = iter_chat_items(reader, max_message_bytes, _LAYOUTS[input_format])
+    items = iter_chat_items(reader, max_message_bytes, _LAYOUTS[input_format], guard.on_bad)
     if input_format is InputFormat.SHAREGPT:
         for position, item in enumerate(items, start=1):
-            yield from _guarded(item, partial(_sharegpt, default_agent=default_agent, position=position))
+            yield from guard(item, partial(_sharegpt, default_agent=default_agent, position=position))
         return
-    yield from _with_system_prompt(items, input_format, default_agent)
+    yield from _with_system_prompt(items, input_format, default_agent, guard)
+
+
+class _Guard:
+    """Where an unreadable line or item goes: an error (`strict`), or skipped, counted and named."""
+
+    def __init__(self, strict: bool, notes: ReadNotes) -> None:
+        self.strict = strict
+        self.notes = notes
+        self.on_bad: OnBadLine | None = None if strict else self._skip
+
+    def __call__(self, item: Item, parse: Callable[[Item], list[IngestRecord]]) -> list[IngestRecord]:
+        try:
+            return parse(item)
+        except Problem as problem:
+            if self.strict:
+                raise InvalidMessage(problem.reason, item.where) from None
+            self._skip(InvalidMessage(problem.reason, item.where))
+        except InvalidMessage as exc:
+            if self.strict:
+                raise
+            self._skip(exc)
+        return []
+
+    def _skip(self, exc: InvalidMessage) -> None:
+        self.notes.skipped += 1
+        self.notes.warn(exc.where, f"{exc.reason}; skipped")
 
 
 _AGENT_LOGS = frozenset(
@@ -213,6 +249,8 @@ _AGENT_LOGS = frozenset(
         InputFormat.OPENHANDS,
         InputFormat.OPENCODE,
         InputFormat.CLINE,
+        InputFormat.AIDER,
+        InputFormat.COPILOT,
     }
 )
 
@@ -223,26 +261,41 @@ def _agent_log(
     default_agent: str | None,
     max_message_bytes: int,
     options: ReadOptions,
-    notes: ReadNotes | None,
+    guard: _Guard,
 ) -> Iterator[IngestRecord]:
     """The coding agents' own logs, each read by its stateful reader."""
     if input_format is InputFormat.CLAUDE_CODE:
         transcript = ClaudeCodeReader(default_agent, ClaudeCodeOptions(sidechains=options.sidechains))
-        for item in in_prompt_order(iter_jsonl(reader, max_message_bytes)):
-            yield from _guarded(item, lambda i: transcript.feed(i.value, i.where))
-        if notes is not None:
-            notes.sidechains_skipped += transcript.sidechains_skipped
+        for item in in_prompt_order(iter_jsonl(reader, max_message_bytes, guard.on_bad)):
+            yield from guard(item, lambda i: transcript.feed(i.value, i.where))
+        guard.notes.sidechains_skipped += transcript.sidechains_skipped
         return
     if input_format is InputFormat.CODEX:
         rollout = CodexRollout(default_agent)
-        for item in iter_jsonl(reader, max_message_bytes):
-            yield from _guarded(item, lambda i: rollout.feed(i.value, i.where))
+        for item in iter_jsonl(reader, max_message_bytes, guard.on_bad):
+            yield from guard(item, lambda i: rollout.feed(i.value, i.where))
         yield from rollout.finish()
+        for kind, count in sorted(rollout.unknown_items.items()):
+            guard.notes.skipped += count
+            guard.notes.warn(reader.label, f"{count} response item(s) of unknown type {kind!r} skipped")
+        return
+    if input_format is InputFormat.AIDER:
+        history = AiderHistory(default_agent, max_message_bytes)
+        for item in aider_items(reader, max_message_bytes):
+            yield from guard(item, history.feed)
+        return
+    if input_format is InputFormat.COPILOT:
+        events = CopilotEvents(default_agent)
+        for item in iter_jsonl(reader, max_message_bytes, guard.on_bad):
+            yield from guard(item, lambda i: events.feed(i.value, i.where))
+        for kind, count in sorted(events.unknown_types.items()):
+            guard.notes.skipped += count
+            guard.notes.warn(reader.label, f"{count} event(s) of unknown type {kind!r} skipped")
         return
     layout, reader_of = _DOCUMENT_LOGS[input_format]
     feed = reader_of(default_agent, reader.label)
-    for item in iter_chat_items(reader, max_message_bytes, layout):
-        yield from _guarded(item, feed)
+    for item in iter_chat_items(reader, max_message_bytes, layout, guard.on_bad):
+        yield from guard(item, feed)
 
 
 _DOCUMENT_LOGS: dict[
@@ -261,15 +314,8 @@ def _sharegpt(item: Item, *, default_agent: str | None, position: int) -> list[I
     return parse_sharegpt(item.value, default_agent, position, item.where)
 
 
-def _guarded(item: Item, parse: Callable[[Item], list[IngestRecord]]) -> list[IngestRecord]:
-    try:
-        return parse(item)
-    except Problem as problem:
-        raise InvalidMessage(problem.reason, item.where) from None
-
-
 def _with_system_prompt(
-    items: Iterator[Item], fmt: InputFormat, default_agent: str | None
+    items: Iterator[Item], fmt: InputFormat, default_agent: str | None, guard: _Guard
 ) -> Iterator[IngestRecord]:
     """Records of chat items; a top-level system prompt, which has no `agent` of its own, is held back
     until the first message names the agent (unless --agent already did)."""
@@ -278,13 +324,15 @@ def _with_system_prompt(
         if item.system:
             system = item
             continue
-        records = _parse_item(item, fmt, default_agent)
+        records = guard(item, lambda i: _parse_item(i, fmt, default_agent))
         if system is not None and records:
-            yield from _parse_item(system, fmt, default_agent or records[0].agent_id)
+            yield from guard(
+                system, partial(_parse_item, fmt=fmt, default_agent=default_agent or records[0].agent_id)
+            )
             system = None
         yield from records
     if system is not None:
-        yield from _parse_item(system, fmt, default_agent)
+        yield from guard(system, partial(_parse_item, fmt=fmt, default_agent=default_agent))
 
 
 def _parse_item(item: Item, fmt: InputFormat, default_agent: str | None) -> list[IngestRecord]:

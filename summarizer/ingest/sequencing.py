@@ -3,7 +3,10 @@
 - Timestamps that go back (Claude Code writes a compaction summary with an older time than the line
   before it; merged exports interleave) are raised to the previous message's time and counted, or, with
   `strict_time`, refused as the store would refuse them.
-- A tool call id used twice in one exchange is refused: a result could not say which call it answers.
+- A tool call id used twice in one exchange is refused: a result could not say which call it answers
+  (skipped and counted when reading tolerantly).
+- A tool result whose call is not earlier in its exchange (the call is not in the file) is kept as `tool`
+  activity with the same text and counted when reading tolerantly; the store would refuse it as a result.
 - Messages without a host id get one derived from their content, their timestamp when they have one, and
   the id of the message before them in the agent's stream, so the same input imported again derives the
   same ids and the store skips them.
@@ -23,6 +26,8 @@ from summarizer.domain.messages import NewMessage
 from summarizer.ingest.records import IngestRecord
 
 DERIVED_PREFIX = "~"
+MAX_WARNINGS = 50
+"""How many warnings one read keeps word for word (the counts cover the rest)."""
 
 
 @dataclass(slots=True)
@@ -39,6 +44,16 @@ class ReadNotes:
     """Claude Code sub-agent events left out (`--sidechains agent` keeps them)."""
     unpaired_calls: int = 0
     """Tool calls no result answered before their exchange ended (or the input did)."""
+    orphan_results: int = 0
+    """Tool results whose call was not earlier in their exchange, kept as `tool` activity."""
+    skipped: int = 0
+    """Lines or items left out because they could not be read (tolerant reading)."""
+    warnings: list[str] = field(default_factory=list)
+    """What was skipped or kept as text, each as `FILE:LINE: what` (the first MAX_WARNINGS of them)."""
+
+    def warn(self, where: str | None, what: str) -> None:
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(f"{where}: {what}" if where else what)
 
 
 @dataclass(slots=True)
@@ -46,6 +61,8 @@ class _AgentStream:
     last_time: datetime | None = None
     last_id: str = ""
     calls: set[str] = field(default_factory=set)
+    exchange_calls: set[str] | None = field(default_factory=set)
+    """Every call id of the running exchange; None when unknown (a place kept by an older version)."""
     seen: dict[str, tuple[object, ...]] = field(default_factory=dict)
 
 
@@ -60,9 +77,11 @@ def sequence(
     strict_time: bool,
     derive_ids: bool,
     streams: AgentStreams | None = None,
+    strict: bool = False,
 ) -> Iterator[IngestRecord]:
     """`streams` carries the agents' places over from an earlier read of the same input (a followed log
-    read from an offset) and is updated as records pass."""
+    read from an offset) and is updated as records pass. With `strict`, a repeated call id is an error and
+    a result without its call passes through for the store to refuse."""
     streams = {} if streams is None else streams
     for record in _counting_unpaired(records, streams, notes):
         stream = streams.setdefault(record.agent_id, _AgentStream())
@@ -71,7 +90,16 @@ def sequence(
             yield record  # the same message twice: the store keeps one
             continue
         message = _timed(stream, message, notes, strict_time)
-        _check_call_id(stream, message.kind, message.tool_call_id, message.starts_exchange, message.where)
+        if not strict:
+            message = _orphan_kept(stream, message, notes)
+        try:
+            _check_call_id(stream, message.kind, message.tool_call_id, message.starts_exchange, message.where)
+        except InvalidMessage as exc:
+            if strict:
+                raise
+            notes.skipped += 1
+            notes.warn(exc.where, f"{exc.reason}; skipped")
+            continue
         message = _identified(stream, message, notes, derive_ids)
         yield record if message is record.message else IngestRecord(record.agent_id, message)
 
@@ -138,6 +166,27 @@ def _identified(stream: _AgentStream, message: NewMessage, notes: ReadNotes, der
     return message
 
 
+def _orphan_kept(stream: _AgentStream, message: NewMessage, notes: ReadNotes) -> NewMessage:
+    """A result whose call is not earlier in its exchange, as `tool` activity (same text, call id and
+    error flag); the exchange's calls are tracked here as the store tracks them."""
+    if message.starts_exchange:
+        stream.exchange_calls = set()
+    known = stream.exchange_calls
+    if known is None or message.tool_call_id is None:
+        return message
+    if message.kind is Kind.TOOL_CALL:
+        known.add(message.tool_call_id)
+    elif message.kind is Kind.TOOL_RESULT and message.tool_call_id not in known:
+        notes.orphan_results += 1
+        notes.warn(
+            message.where,
+            f"tool result for call {message.tool_call_id!r}, which is not earlier in its exchange; "
+            "kept as tool activity",
+        )
+        return replace(message, kind=Kind.TOOL)
+    return message
+
+
 def _check_call_id(
     stream: _AgentStream, kind: Kind, call_id: str | None, starts_exchange: bool, where: str | None
 ) -> None:
@@ -179,6 +228,9 @@ def streams_json(streams: AgentStreams) -> dict[str, dict[str, object]]:
             "last_time": stream.last_time.isoformat() if stream.last_time else None,
             "last_id": stream.last_id,
             "calls": sorted(stream.calls),
+            **(
+                {"exchange_calls": sorted(stream.exchange_calls)} if stream.exchange_calls is not None else {}
+            ),
         }
         for agent, stream in streams.items()
     }
@@ -191,9 +243,11 @@ def streams_from_json(value: object) -> AgentStreams:
     for agent, kept in value.items():
         if isinstance(agent, str) and isinstance(kept, dict):
             last_time = kept.get("last_time")
+            exchange_calls = kept.get("exchange_calls")
             streams[agent] = _AgentStream(
                 last_time=datetime.fromisoformat(last_time) if isinstance(last_time, str) else None,
                 last_id=str(kept.get("last_id") or ""),
                 calls={str(c) for c in kept.get("calls") or ()},
+                exchange_calls={str(c) for c in exchange_calls} if isinstance(exchange_calls, list) else None,
             )
     return streams

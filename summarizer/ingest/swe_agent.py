@@ -12,7 +12,6 @@ observation (`tool_result`). The agent is the file's name (its instance id) unle
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -21,6 +20,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, reject_nul
+from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
@@ -99,7 +99,7 @@ def _function_call(call: object, index: int) -> Draft:
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         with contextlib.suppress(ValueError):  # otherwise kept as the text the model wrote
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = loads_json(arguments) if arguments.strip() else {}
     return Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=arguments)
 
 

@@ -9,15 +9,25 @@ crash or a restart resumes exactly where the last commit left: nothing is lost, 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from summarizer.ingest.follow import read_document, read_new
+from summarizer.domain.agent_ids import MAX_AGENT_ID_CHARS
+from summarizer.domain.errors import SummarizerError
+from summarizer.ingest.aider import HISTORY_NAME as AIDER_HISTORY
+from summarizer.ingest.follow import MAX_DOCUMENT_BYTES, FollowRead, read_document, read_new
 from summarizer.storage.port import FollowStore, IngestReport
 
 PER_CHOICES = ("session", "project")
 CLINE_HISTORY = "api_conversation_history.json"
+MAX_PROBLEM_CHARS = 400
+
+Signature = tuple[int, int, int, int, int]
+"""A file's device, inode, size, and times of change of its content and of its inode (a chmod): a failed
+file is tried again when any of them changes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +38,13 @@ class Followed:
     restarted: bool = False
     agents: tuple[str, ...] = ()
     problem: str | None = None
+    failed: bool = False
+    """Nothing could be read or recorded from the file: `problem` says why the first time, and the file is
+    passed over quietly until it changes (its size, times, inode or permissions), when it is tried again."""
+
+
+class _Unreadable(Exception):
+    """A file that could not be read or recorded this time; the message is one line naming it."""
 
 
 class Follower:
@@ -40,9 +57,12 @@ class Follower:
         agent: str | None = None,
         per: str = "session",
         on_queued: Callable[[Sequence[str]], None] | None = None,
+        max_document_bytes: int = MAX_DOCUMENT_BYTES,
     ) -> None:
         self.store = store
         self._max_bytes = max_bytes
+        self._max_document_bytes = max_document_bytes
+        self._failed: dict[str, Signature] = {}
         self._fmt = fmt
         self._agent = agent
         self._per = per
@@ -60,44 +80,82 @@ class Follower:
             return None
         parent = path.resolve().parent
         if parent.name == "subagents":
-            return parent.parent.parent.name
-        return parent.parent.name if parent.name == "chats" else parent.name
+            return project_agent_id(parent.parent.parent.name)
+        return project_agent_id(parent.parent.name if parent.name == "chats" else parent.name)
 
     def follow(self, path: Path) -> Followed:
-        """Record what was added to `path` since the last time, in as many transactions as it takes."""
-        # A JSON document log is read whole when it changed (read_document); a log of lines from its
-        # kept offset (read_new). Both hand back the records and the position to keep with them.
-        read_file = read_document if path.suffix == ".json" else read_new
-        key = str(path.resolve())
+        """Record what was added to `path` since the last time, in as many transactions as it takes. A file
+        that cannot be read or recorded (unreadable, undetected, refused by its reader or by the store) is
+        a failure reported once and tried again only once it changes; it never stops the other files."""
+        try:
+            key = str(path.resolve())
+            stat = path.stat()
+        except FileNotFoundError:
+            return Followed(path)
+        except (OSError, RuntimeError) as exc:
+            return Followed(path, problem=_reason(path, exc), failed=True)
+        signature = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        if self._failed.get(key) == signature:
+            return Followed(path, failed=True)
+        try:
+            done = self._follow(path, key)
+        except _Unreadable as exc:
+            done = Followed(path, problem=str(exc), failed=True)
+        if done.failed:
+            self._failed[key] = signature
+        else:
+            self._failed.pop(key, None)
+        return done
+
+    def _follow(self, path: Path, key: str) -> Followed:
         stored = skipped = 0
         agents: set[str] = set()
         restarted = False
         problem: str | None = None
         while True:
-            try:
-                read = read_file(
-                    path,
-                    self.store.followed(key),
-                    fmt=self._fmt,
-                    agent=self.agent_for(path),
-                    max_bytes=self._max_bytes,
-                )
-            except FileNotFoundError:
+            read = self._read(path, key)
+            if read is None:
                 break
             restarted = restarted or read.restarted
             skipped += read.skipped_lines
             problem = read.problem or problem
             if read.position is None:
-                break
-            report = self.store.record_followed(
-                key, [(r.agent_id, r.message) for r in read.records], read.position
-            )
+                failed = read.problem is not None
+                return Followed(path, stored, skipped, restarted, tuple(sorted(agents)), problem, failed)
+            try:
+                report = self.store.record_followed(
+                    key, [(r.agent_id, r.message) for r in read.records], read.position
+                )
+            except SummarizerError as exc:  # an agent id or a message the store refuses
+                raise _Unreadable(_reason(path, exc)) from None
             stored += report.stored
             agents.update(report.agents)
             self._wake(report)
             if not read.more:
                 break
         return Followed(path, stored, skipped, restarted, tuple(sorted(agents)), problem)
+
+    def _read(self, path: Path, key: str) -> FollowRead | None:
+        """The next read of `path`: a JSON document log whole when it changed (read_document), a log of
+        lines from its kept offset (read_new); None when the file is gone."""
+        position = self.store.followed(key)  # a database outage is not the file's failure: it propagates
+        try:
+            if path.suffix == ".json" or path.name == AIDER_HISTORY:  # read whole when it changed
+                return read_document(
+                    path,
+                    position,
+                    fmt=self._fmt,
+                    agent=self.agent_for(path),
+                    max_bytes=self._max_bytes,
+                    max_document_bytes=self._max_document_bytes,
+                )
+            return read_new(
+                path, position, fmt=self._fmt, agent=self.agent_for(path), max_bytes=self._max_bytes
+            )
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # any reader failure is this file's alone: the others are still followed
+            raise _Unreadable(_reason(path, exc)) from None
 
     def follow_all(self, paths: Iterable[Path]) -> list[Followed]:
         return [self.follow(p) for p in sorted(paths)]
@@ -109,17 +167,48 @@ class Follower:
                 self._on_queued(report.queued_agents)
 
 
-def log_files(directories: Iterable[Path]) -> list[Path]:
+def log_files(directories: Iterable[Path], problems: dict[Path, str] | None = None) -> list[Path]:
     """Every JSON Lines and JSON file under the directories (the agents' logs; a JSON file of no log
-    format is passed over when it is read)."""
+    format is passed over when it is read). A folder that cannot be listed is put in `problems` (its
+    absolute path: why); the rest of the tree is still searched."""
     found: list[Path] = []
+
+    def unlisted(exc: OSError) -> None:
+        if problems is not None:
+            folder = Path(os.path.abspath(exc.filename or "."))
+            problems[folder] = _reason(folder, exc)
+
     for directory in directories:
         if directory.is_file():
             found.append(directory)
-        else:
-            found.extend(p for p in directory.rglob("*.json*") if p.is_file() and is_log_name(p.name))
+            continue
+        for folder, _dirs, names in os.walk(directory, onerror=unlisted):
+            found.extend(Path(folder, n) for n in names if is_log_name(n) and Path(folder, n).is_file())
     return sorted(found)
 
 
 def is_log_name(name: str) -> bool:
-    return name.endswith((".jsonl", ".json"))
+    """A file name (or path) of an agent log: JSON Lines, JSON, or an aider chat history."""
+    return name.endswith((".jsonl", ".json")) or os.path.basename(name) == AIDER_HISTORY
+
+
+def project_agent_id(name: str) -> str:
+    """A project folder's name as an agent id: the name itself, or, over the agent-id length limit (a deep
+    working directory), its start and a hash of the whole, so two long names never share an agent."""
+    if len(name) <= MAX_AGENT_ID_CHARS:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{name[: MAX_AGENT_ID_CHARS - len(digest) - 1]}~{digest}"
+
+
+def _reason(path: Path, exc: BaseException) -> str:
+    """One line saying why `path` failed, naming it once."""
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename or path}: cannot be read ({exc.strerror})"
+    elif isinstance(exc, RecursionError):
+        text = f"{path}: nested too deeply to be read"
+    else:
+        said = str(exc)
+        text = said if str(path) in said else f"{path}: {said or type(exc).__name__}"
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_PROBLEM_CHARS else text[: MAX_PROBLEM_CHARS - 1] + "…"

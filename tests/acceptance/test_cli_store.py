@@ -84,7 +84,7 @@ def test_bad_line_aborts_with_file_line_reason_exit_2_and_stores_nothing(
     bad = [*good[:3], json.dumps({"agent": "bot", "kind": "usr", "content": "typo"}), *good[3:]]
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(bad) + "\n")
-    result = run_cli("ingest", str(path), env=env)
+    result = run_cli("ingest", str(path), "--strict", env=env)
     assert result.returncode == 2
     assert result.stderr.strip().startswith(f"{path}:4: unknown kind 'usr'")
     history = run_cli("history", "bot", env=env)
@@ -101,7 +101,7 @@ def test_stateful_error_reports_file_line_too(env: dict[str, str], tmp_path: Pat
             {"agent": "bot", "kind": "tool_result", "content": "x", "tool_call_id": "missing"},
         )
     )
-    result = run_cli("ingest", str(path), env=env)
+    result = run_cli("ingest", str(path), "--strict", env=env)
     assert result.returncode == 2
     assert result.stderr.startswith(f"{path}:2: tool_result with tool_call_id 'missing'")
 

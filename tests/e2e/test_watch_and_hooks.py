@@ -34,12 +34,14 @@ CODEX = FIXTURES / "codex" / "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The settings, and a home of its own (where the agents keep their logs, the hooks' only source)."""
+    home = {"HOME": str(tmp_path / "home")}
     if request.param == "sqlite":
         found = server_env(tmp_path, f"sqlite:///{(tmp_path / 'watch.db').as_posix()}")
         assert run_cli("db", "upgrade", env=found).returncode == 0
-        return found
+        return found | home
     request.getfixturevalue("pg")  # the session's PostgreSQL database, emptied
-    return server_env(tmp_path, request.getfixturevalue("postgres_url"))
+    return server_env(tmp_path, request.getfixturevalue("postgres_url")) | home
 
 
 def _count(env: dict[str, str]) -> int:
@@ -121,7 +123,7 @@ def _hook(env: dict[str, str], event: dict[str, object]) -> subprocess.Completed
 def test_the_claude_code_hook_records_on_stop_and_gives_the_summary_at_session_start(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    project = tmp_path / "projects" / "-home-me-app"
+    project = tmp_path / "home" / ".claude" / "projects" / "-home-me-app"
     project.mkdir(parents=True)
     transcript = project / "b3c1.jsonl"
     transcript.write_bytes(CLAUDE.read_bytes())
@@ -159,7 +161,7 @@ def test_the_gemini_cli_hook_records_after_each_turn_and_gives_the_summary_at_se
 ) -> None:
     from tests.unit.ingest.test_gemini_cli import MESSAGES, META
 
-    chats = tmp_path / "gemini" / "tmp" / str(META["projectHash"]) / "chats"
+    chats = tmp_path / "home" / ".gemini" / "tmp" / str(META["projectHash"]) / "chats"
     chats.mkdir(parents=True)
     session = chats / "session-2025-10-18T14-57-f86f5318.json"
     base = {"session_id": META["sessionId"], "transcript_path": str(session), "cwd": "/home/me/app"}

@@ -16,7 +16,7 @@ from summarizer.ingest.reader import read_records
 from summarizer.service.follow import Follower
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.schema import followed_files, messages
 from tests.support.http_api import cli_settings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -178,3 +178,121 @@ def test_the_project_a_log_belongs_to_is_read_from_its_path(
     )
     assert follower.agent_for(tmp_path / "2026" / "02" / "23" / "rollout-x.jsonl") is None  # its session
     assert follower.agent_for(tmp_path / "tasks" / "17" / "api_conversation_history.json") is None
+
+
+def test_a_file_that_fails_is_reported_once_and_tried_again_when_it_changes(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    live = tmp_path / "live.jsonl"
+    live.write_text('{"foo": 1}\n')  # no log format
+    follower = build_follower(settings, db)
+    first = follower.follow(live)
+    assert first.failed
+    assert first.problem is not None
+    assert "live.jsonl" in first.problem
+    again = follower.follow(live)  # unchanged: passed over without a word
+    assert (again.failed, again.problem) == (True, None)
+    live.write_bytes(CLAUDE.read_bytes())  # changed: read again, and now it is a transcript
+    mended = follower.follow(live)
+    assert not mended.failed
+    assert mended.stored == len(_whole(CLAUDE, "claude-code"))
+
+
+def test_a_reader_error_fails_that_file_alone(db: Database, settings: Settings, tmp_path: Path) -> None:
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text('{"type": "user", "sessionId": "n", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    digits = tmp_path / "digits.jsonl"
+    digits.write_text('{"type": "user", "sessionId": "d", "n": ' + "7" * 5000 + "}\n")
+    long_id = tmp_path / "long.jsonl"
+    long_id.write_bytes(
+        CLAUDE.read_bytes().replace(b'"sessionId":"s1"', b'"sessionId":"' + b"x" * 250 + b'"')
+    )
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(CLAUDE.read_bytes())
+    done = {d.path.name: d for d in build_follower(settings, db).follow_all([nested, digits, long_id, good])}
+    assert done["long.jsonl"].failed
+    assert "over the 200 allowed" in str(done["long.jsonl"].problem)
+    for name in ("nested.jsonl", "digits.jsonl", "long.jsonl"):
+        assert done[name].stored == 0
+        assert "\n" not in (done[name].problem or "")
+    assert done["good.jsonl"].stored == len(_whole(CLAUDE, "claude-code"))
+
+
+def test_a_first_line_of_any_length_is_read(db: Database, settings: Settings, tmp_path: Path) -> None:
+    lines = CLAUDE.read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["message"]["content"].append({"type": "text", "text": "pasted " + "x" * 200_000})
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(json.dumps(first).encode() + b"\n" + b"".join(lines[1:]))
+    assert len(live.read_bytes().splitlines()[0]) > 1 << 16
+    done = build_follower(settings, db).follow(live)
+    assert (done.failed, done.problem) == (False, None)
+    assert done.stored == len(_whole(live, "claude-code"))
+
+
+def test_a_json_document_log_over_the_size_limit_is_refused_unread(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    live = tmp_path / "tmp" / "abc123" / "chats" / GEMINI_DOC.name
+    live.parent.mkdir(parents=True)
+    live.write_bytes(GEMINI_DOC.read_bytes())
+    limit = GEMINI_DOC.stat().st_size - 1
+    follower = build_follower(settings.model_copy(update={"follow_max_document_bytes": limit}), db)
+    done = follower.follow(live)
+    assert done.failed
+    assert "SUMMARIZER_FOLLOW_MAX_DOCUMENT_BYTES" in str(done.problem)
+    assert _stored(db) == []
+    with db.read() as conn:
+        assert conn.execute(select(func.count()).select_from(followed_files)).scalar_one() == 0
+    assert build_follower(settings, db).follow(live).stored == len(_whole(GEMINI_DOC, "gemini-cli"))
+
+
+def test_a_document_whose_last_message_changed_records_the_rest(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    from tests.unit.ingest.test_gemini_cli import MESSAGES, META
+
+    live = tmp_path / "tmp" / "abc123" / "chats" / "session-1.json"
+    live.parent.mkdir(parents=True)
+    turn = {"id": "m9", "timestamp": "2025-10-18T14:59:00.000Z", "type": "gemini", "content": "Half"}
+    live.write_text(json.dumps({**META, "messages": [*MESSAGES, turn]}))
+    follower = build_follower(settings, db)
+    assert not follower.follow(live).failed
+    before = _stored(db)
+    later = {"id": "m10", "timestamp": "2025-10-18T15:00:00.000Z", "type": "user", "content": "Thanks"}
+    live.write_text(
+        json.dumps({**META, "messages": [*MESSAGES, {**turn, "content": "Half, then whole"}, later]})
+    )
+    done = follower.follow(live)
+    assert (done.failed, done.stored) == (False, 1)
+    assert _stored(db)[: len(before)] == before
+
+
+def test_a_long_project_name_makes_an_agent_id_within_the_limit(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    follower = build_follower(settings, db, per="project")
+    long_a, long_b = "-home-me-" + "a" * 230, "-home-me-" + "a" * 229 + "b"
+    agent_a = follower.agent_for(tmp_path / long_a / "s.jsonl")
+    agent_b = follower.agent_for(tmp_path / long_b / "s.jsonl")
+    assert agent_a is not None
+    assert agent_b is not None
+    assert len(agent_a) == len(agent_b) == 200
+    assert agent_a != agent_b
+    assert agent_a.startswith("-home-me-aaa")
+
+
+def test_a_gemini_document_larger_than_the_part_detection_reads_is_still_refused_with_a_warning(
+    db: Database, settings: Settings, tmp_path: Path
+) -> None:
+    document = json.loads(GEMINI_DOC.read_text(encoding="utf-8"))
+    copies = [{**m, "id": f"{m.get('id')}-{n}"} for n in range(40) for m in document["messages"]]
+    live = tmp_path / "tmp" / "abc123" / "chats" / GEMINI_DOC.name
+    live.parent.mkdir(parents=True)
+    live.write_text(json.dumps({**document, "messages": copies}), encoding="utf-8")
+    assert live.stat().st_size > 2 << 20  # beyond the first MiB that detection reads
+    follower = build_follower(settings.model_copy(update={"follow_max_document_bytes": 1 << 20}), db)
+    done = follower.follow(live)
+    assert done.failed
+    assert "gemini-cli document log" in str(done.problem)
+    assert _stored(db) == []

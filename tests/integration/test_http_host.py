@@ -14,7 +14,7 @@ from summarizer.api import NO_SUMMARY_YET
 from summarizer.composition import build_summarizer, build_update_service
 from summarizer.domain.errors import InvalidMessage
 from summarizer.engine.render import RECALL_POINTER
-from summarizer.ingest.reader import read_records
+from summarizer.ingest.reader import ReadOptions, read_records
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
 from tests.support.http_api import api_client, canonical, exchange, hermetic_settings
@@ -126,11 +126,14 @@ BAD_MESSAGES: list[dict[str, Any]] = [
 
 
 def cli_reason(tmp_path: Path, settings: Settings, db: Database, lines: list[dict[str, Any]]) -> str:
-    """What `summarizer ingest FILE --agent AGENT` reports for these lines: parse, then record."""
+    """What `summarizer ingest FILE --agent AGENT --strict` reports for these lines: parse, then record (the
+    HTTP API is all-or-nothing, as `--strict` is; plain `ingest` skips and names a bad line instead)."""
     source = tmp_path / "bad.jsonl"
     source.write_text("".join(json.dumps(m, separators=(",", ":")) + "\n" for m in lines))
     try:
-        records = read_records(source, "canonical", AGENT, settings.max_message_bytes)
+        records = read_records(
+            source, "canonical", AGENT, settings.max_message_bytes, ReadOptions(strict=True)
+        )
         build_summarizer(settings, db).record_many([(r.agent_id, r.message) for r in records])
     except InvalidMessage as exc:
         return exc.reason

@@ -1,19 +1,28 @@
-"""`FollowStore` over SQL: a followed file's recorded position, moved in the recording transaction."""
+"""`FollowStore` over SQL: a followed file's recorded position, moved in the recording transaction.
+
+A log can change a message it already gave (Gemini CLI rewrites its session document and may rewrite the
+last message; a log rewritten in place reuses its ids): a message whose id is stored with other content
+is kept as first recorded, and the rest of the read is recorded, instead of refusing the whole read.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from summarizer.domain.clock import utcnow
 from summarizer.domain.followed import FilePosition
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.sql.conversations import ConversationStore
+from summarizer.storage.sql.conversations import ConversationStore, group_by_agent
+from summarizer.storage.sql.recording import stored_identities
 from summarizer.storage.sql.schema import followed_files
 from summarizer.storage.sql.upserts import for_connection, per_database
 from summarizer.storage.values import IngestReport
 
+MAX_PATH_CHARS = 1000
+"""The width of `followed_files.path`: a longer path is kept as its start and a hash of the whole."""
 _COLUMNS = ("format", "file_id", "head", "offset", "state", "updated_at")
 _UPSERT = per_database(
     lambda insert: insert(followed_files).on_conflict_do_update(
@@ -30,7 +39,7 @@ class SqlFollowStore:
 
     def followed(self, path: str) -> FilePosition | None:
         with self.db.read() as conn:
-            row = conn.execute(select(followed_files).where(followed_files.c.path == path)).first()
+            row = conn.execute(select(followed_files).where(followed_files.c.path == _key(path))).first()
         if row is None:
             return None
         return FilePosition(row.format, row.file_id, row.head, int(row.offset), dict(row.state or {}))
@@ -39,7 +48,7 @@ class SqlFollowStore:
         self, path: str, records: Sequence[tuple[str, NewMessage]], position: FilePosition
     ) -> IngestReport:
         values = {
-            "path": path,
+            "path": _key(path),
             "format": position.format,
             "file_id": position.file_id,
             "head": position.head,
@@ -48,6 +57,25 @@ class SqlFollowStore:
             "updated_at": utcnow(),
         }
         with self.db.write() as conn:
-            report = self.store.record_in(conn, records)
+            report = self.store.record_in(conn, _without_changed(conn, records))
             conn.execute(for_connection(conn, _UPSERT), values)
         return report
+
+
+def _without_changed(
+    conn: Connection, records: Sequence[tuple[str, NewMessage]]
+) -> list[tuple[str, NewMessage]]:
+    """The records less those whose id is already stored for their agent with other content."""
+    known = stored_identities(conn, group_by_agent(records))
+    return [
+        (agent, m)
+        for agent, m in records
+        if m.host_id is None or known.get((agent, m.host_id), m.identity()) == m.identity()
+    ]
+
+
+def _key(path: str) -> str:
+    if len(path) <= MAX_PATH_CHARS:
+        return path
+    digest = hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{path[: MAX_PATH_CHARS - len(digest) - 1]}~{digest}"

@@ -1,4 +1,7 @@
-"""Shared helpers: parse in-memory text as if it were a file called chat.jsonl."""
+"""Shared helpers: parse in-memory text as if it were a file called chat.jsonl.
+
+`parse` and `failure` read strictly (the first unreadable line or item is an error, results stay results),
+so a parser's own rules are what a test sees; `strict=False` reads as `summarizer ingest` does."""
 
 from __future__ import annotations
 
@@ -12,24 +15,31 @@ import pytest
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.kinds import Kind
-from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
+from summarizer.ingest import IngestRecord, ReadNotes, ReadOptions, iter_stream_records
 
 LABEL = "chat.jsonl"
 LIMIT = 1_048_576
 
 
 def parse(
-    text: str | bytes, fmt: str = "canonical", *, agent: str | None = "a", limit: int = LIMIT
+    text: str | bytes,
+    fmt: str = "canonical",
+    *,
+    agent: str | None = "a",
+    limit: int = LIMIT,
+    strict: bool = True,
+    notes: ReadNotes | None = None,
 ) -> list[IngestRecord]:
     data = text.encode("utf-8") if isinstance(text, str) else text
-    return list(iter_stream_records(io.BytesIO(data), LABEL, fmt, agent, limit))
+    options = ReadOptions(strict=strict)
+    return list(iter_stream_records(io.BytesIO(data), LABEL, fmt, agent, limit, options, notes))
 
 
 def failure(
     text: str | bytes, fmt: str = "canonical", *, agent: str | None = "a", limit: int = LIMIT
 ) -> InvalidMessage:
     with pytest.raises(InvalidMessage) as caught:
-        parse(text, fmt, agent=agent, limit=limit)
+        parse(text, fmt, agent=agent, limit=limit, strict=True)
     return caught.value
 
 

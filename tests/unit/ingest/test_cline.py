@@ -22,7 +22,7 @@ import pytest
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.kinds import Kind
 from summarizer.domain.window import WindowPlanner, WindowState
-from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records, read_records
+from summarizer.ingest import IngestRecord, ReadNotes, ReadOptions, iter_stream_records, read_records
 from summarizer.ingest.detect import detect
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "cline"
@@ -49,7 +49,8 @@ def _exchanges(records: list[IngestRecord]) -> list[bool]:
 
 def _parse(messages: object, agent: str | None = "cline-task") -> list[IngestRecord]:
     data = json.dumps(messages).encode()
-    return list(iter_stream_records(io.BytesIO(data), "history.json", "cline", agent, 1_000_000))
+    strict = ReadOptions(strict=True)
+    return list(iter_stream_records(io.BytesIO(data), "history.json", "cline", agent, 1_000_000, strict))
 
 
 def _failure(messages: object) -> InvalidMessage:
@@ -326,7 +327,7 @@ def test_hostile_input_is_refused_with_its_position_and_nothing_is_read(
 def test_a_history_read_from_stdin_needs_an_agent() -> None:
     data = json.dumps([{"role": "user", "content": TASK}]).encode()
     with pytest.raises(InvalidMessage, match="pass --agent"):
-        list(iter_stream_records(io.BytesIO(data), "-", "cline", None, 1_000_000))
+        list(iter_stream_records(io.BytesIO(data), "-", "cline", None, 1_000_000, ReadOptions(strict=True)))
 
 
 @pytest.mark.timeout(60)
@@ -346,3 +347,30 @@ def test_a_history_of_a_megabyte_of_unclosed_tags_is_read_without_hanging(filler
         )
     )
     assert records[0].message.kind is Kind.USER
+
+
+def test_a_result_whose_command_runs_over_several_lines_answers_its_call() -> None:
+    command = "cat > notes.txt <<'EOF'\nfirst\nsecond\nEOF"
+    history = [
+        {"role": "user", "content": TASK},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"Writing.\n<execute_command>\n<command>{command}</command>\n</execute_command>",
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": f"[execute_command for '{command}'] Result:"},
+                {"type": "text", "text": "Command executed."},
+            ],
+        },
+    ]
+    records = _parse(history)
+    kinds = [(r.message.kind, r.message.content) for r in records]
+    assert kinds[-2:] == [(Kind.TOOL_CALL, ""), (Kind.TOOL_RESULT, "Command executed.")]
+    assert records[-1].message.tool_call_id == records[-2].message.tool_call_id

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from summarizer.domain.errors import InvalidMessage
-from summarizer.ingest import ReadNotes
+from summarizer.ingest import ReadNotes, ReadOptions
 from summarizer.ingest.detect import UndetectedFormat, detect
 from summarizer.ingest.reader import iter_stream_records, read_records
 
@@ -80,9 +80,17 @@ def test_an_unterminated_last_line_is_a_log_still_being_written() -> None:
 
     assert shown(records) == shown(whole[: len(records)])
     broken_inside = b'{"kind": "user", "content": "a"}\n{"kind": \n{"kind": "user", "content": "b"}\n'
+    strict = ReadOptions(strict=True)
     with pytest.raises(InvalidMessage) as info:
-        list(iter_stream_records(io.BytesIO(broken_inside), "bad.jsonl", "auto", "a", 1_000_000))
-    assert "bad.jsonl:2" in str(info.value)  # a broken line that is not the last stays an error
+        list(iter_stream_records(io.BytesIO(broken_inside), "bad.jsonl", "auto", "a", 1_000_000, strict))
+    assert "bad.jsonl:2" in str(info.value)  # a broken line that is not the last is an error when strict
+    notes = ReadNotes()
+    kept = list(
+        iter_stream_records(io.BytesIO(broken_inside), "bad.jsonl", "auto", "a", 1_000_000, notes=notes)
+    )
+    assert [r.message.content for r in kept] == ["a", "b"]  # and otherwise skipped and named
+    assert notes.partial_lines == 0
+    assert notes.warnings[0].startswith("bad.jsonl:2: ")
 
 
 # The response example of Anthropic's Messages API reference (POST /v1/messages, a tool_use answer), and a

@@ -14,6 +14,7 @@ from summarizer.ingest import InputFormat
 from tests.unit.ingest.helpers import parse
 
 FORMATS = [f.value for f in InputFormat]
+JSON_FORMATS = [f for f in FORMATS if f != "aider"]  # an aider history is Markdown, not JSON
 KEYS = [
     "agent",
     "kind",
@@ -121,7 +122,10 @@ def test_random_bytes_are_parsed_or_refused(fmt: str, data: bytes) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(fmt=st.sampled_from(FORMATS), number=st.sampled_from(["1e400", "-1e400", "1E999", "1234567e308"]))
+@given(
+    fmt=st.sampled_from(JSON_FORMATS),
+    number=st.sampled_from(["1e400", "-1e400", "1E999", "1234567e308"]),
+)
 def test_numbers_beyond_a_double_are_refused(fmt: str, number: str) -> None:
     line = '{"agent": "a", "kind": "tool_call", "content": "", "tool_call_id": "c", "name": "n", '
     with pytest.raises(InvalidMessage, match="too large to store"):

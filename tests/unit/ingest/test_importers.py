@@ -37,11 +37,29 @@ def test_claude_code_fixture_keeps_the_main_chain_with_event_ids() -> None:
 
 def test_claude_code_sidechains_can_be_kept_as_their_own_agent() -> None:
     text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
-    records = parse_with(text, "claude-code", ReadOptions(sidechains=Sidechains.AGENT))
+    records = parse_with(text, "claude-code", ReadOptions(sidechains=Sidechains.AGENT, strict=True))
     side = [
         r for r in records if r.agent_id.endswith("/sidechain-e1c84ba5") or r.agent_id.endswith("/sidechain")
     ]
     assert [r.message.kind for r in side] == [Kind.ASSISTANT, Kind.TOOL_CALL, Kind.TOOL_RESULT]
+    # Read tolerantly, the result whose call the shortened file lost is kept as tool activity.
+    notes = ReadNotes()
+    tolerant = list(
+        iter_stream_records(
+            io.BytesIO(text.encode()),
+            "s.jsonl",
+            "claude-code",
+            None,
+            1 << 20,
+            ReadOptions(sidechains=Sidechains.AGENT),
+            notes,
+        )
+    )
+    side = [r for r in tolerant if "/sidechain" in r.agent_id]
+    assert [r.message.kind for r in side] == [Kind.ASSISTANT, Kind.TOOL_CALL, Kind.TOOL]
+    assert side[2].message.tool_call_id == side[2].message.tool_call_id != side[1].message.tool_call_id
+    assert notes.orphan_results == 1
+    assert notes.warnings[0].startswith("s.jsonl:5: tool result for call 'toolu_011V1hetiJ3pC79EoLTY53Ni'")
 
 
 def test_claude_code_meta_lines_bookkeeping_and_hooks_are_skipped() -> None:

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from summarizer.domain.errors import InvalidMessage
-from summarizer.ingest import InputFormat, UnknownFormat, iter_records, parse_format, read_records
+from summarizer.ingest import (
+    InputFormat,
+    ReadNotes,
+    ReadOptions,
+    UnknownFormat,
+    iter_records,
+    parse_format,
+    read_records,
+)
 from tests.unit.ingest.helpers import canonical_line
 
 LIMIT = 1_048_576
@@ -32,6 +40,8 @@ def test_parse_format_accepts_each_format_name() -> None:
             "openhands",
             "opencode",
             "Cline",
+            "aider",
+            "Copilot",
         )
     ] == list(InputFormat)
 
@@ -57,12 +67,12 @@ def test_dash_reads_stdin_and_names_it_dash(monkeypatch: pytest.MonkeyPatch) -> 
     assert record.message.where == "-:2"
 
 
-def test_read_records_is_all_or_nothing(tmp_path: Path) -> None:
+def test_read_records_is_all_or_nothing_when_strict(tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
     path.write_text(canonical_line() * 3 + canonical_line(kind="usr"))
     result: list[object] = []
     with pytest.raises(InvalidMessage) as caught:
-        result = list(read_records(path, "canonical", "a", LIMIT))
+        result = list(read_records(path, "canonical", "a", LIMIT, ReadOptions(strict=True)))
     assert result == []
     assert caught.value.where == f"{path}:4"
 
@@ -70,10 +80,26 @@ def test_read_records_is_all_or_nothing(tmp_path: Path) -> None:
 def test_iter_records_reads_lazily(tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
     path.write_text(canonical_line() + canonical_line(kind="usr"))
-    records = iter_records(path, "canonical", "a", LIMIT)
+    records = iter_records(path, "canonical", "a", LIMIT, ReadOptions(strict=True))
     assert next(records).message.content == "hello"
     with pytest.raises(InvalidMessage):
         next(records)
+
+
+def test_a_line_that_cannot_be_read_is_skipped_counted_and_named(tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_bytes(
+        (canonical_line() + canonical_line(kind="usr") + "{not json\n" + "[1]\n").encode()
+        + b"\xff\xfe\n"
+        + canonical_line(kind="assistant", content="bye").encode()
+    )
+    notes = ReadNotes()
+    records = read_records(path, "canonical", "a", LIMIT, notes=notes)
+    assert [r.message.content for r in records] == ["hello", "bye"]
+    assert notes.skipped == 4
+    assert [w.split(": ")[0] for w in notes.warnings] == [f"{path}:{n}" for n in (2, 3, 4, 5)]
+    assert "unknown kind 'usr'" in notes.warnings[0]
+    assert all(w.endswith("; skipped") for w in notes.warnings)
 
 
 def test_empty_default_agent_is_refused(tmp_path: Path) -> None:
