@@ -26,13 +26,16 @@ def mcp(agent_id: str | None, transport: str, host: str, port: int) -> None:
     and `history`, and the summary as a resource.
 
     Over http every request needs `Authorization: Bearer TOKEN` with a token of SUMMARIZER_API_TOKENS,
-    scoped as for the HTTP API (`token@prefix` sees only agents whose id starts with prefix).
+    scoped as for the HTTP API (`token@team-a/` sees the agents under `team-a/`, `token@team-a` only the
+    agent `team-a`); sessions per token and their idle time are bounded (SUMMARIZER_MCP_*).
     """
-    from summarizer.http.auth import parse_api_tokens
-    from summarizer.mcp_server import Memory, build_mcp_server
+    from summarizer.http.auth import parse_api_tokens, scope_notes
+    from summarizer.mcp_server import Memory, SessionLimits, build_mcp_server, streamable_http_app
 
     settings = current_settings()
     tokens = parse_api_tokens(settings.api_tokens) if transport == "http" else ()
+    for note in scope_notes(tokens):
+        click.echo(f"warning: {note}", err=True)
     db = composition.open_database(settings)
     memory = Memory(
         summarizer=composition.build_summarizer(settings, db),
@@ -49,7 +52,12 @@ def mcp(agent_id: str | None, transport: str, host: str, port: int) -> None:
     bound_host, bound_port = sock.getsockname()[:2]
     url = f"http://{bound_host}:{bound_port}/mcp"
     server = build_mcp_server(memory, agent=agent_id, tokens=tokens, http_url=url)
-    app = server.streamable_http_app(host=host)
+    limits = SessionLimits(
+        max_sessions=settings.mcp_max_sessions,
+        per_token=settings.mcp_sessions_per_token,
+        idle_seconds=settings.mcp_session_idle_seconds,
+    )
+    app = streamable_http_app(server, tokens, limits, host=host)
     click.echo(f"summarizer MCP server on {url} (streamable HTTP, bearer token required)", err=True)
     config = uvicorn.Config(app, log_level="warning", proxy_headers=False, server_header=False)
     uvicorn.Server(config).run(sockets=[sock])

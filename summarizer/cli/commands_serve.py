@@ -47,6 +47,8 @@ def serve(host: str | None, port: int | None) -> None:
     """
     import uvicorn
 
+    from summarizer.http.auth import parse_api_tokens, scope_notes
+
     settings = current_settings()
     # Refuses to go on without a token before touching the database; then opens it at the current schema.
     # A database that cannot be reached yet does not stop the server: it answers 503 until it is back.
@@ -57,6 +59,8 @@ def serve(host: str | None, port: int | None) -> None:
             f"warning: {composition.database_outage(exc, settings)}; answering 503 until it is back", err=True
         )
         app = build_http_app(settings, composition.build_database(settings))
+    for note in scope_notes(parse_api_tokens(settings.api_tokens)):
+        click.echo(f"warning: {note}", err=True)
     sock = _listen(host or settings.api_host, settings.api_port if port is None else port)
     bound_host, bound_port = sock.getsockname()[:2]
     click.echo(

@@ -23,7 +23,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         # Matched from its "://" (after any scheme character), not from the scheme's first letter: tried
         # from every letter of a long run, the scheme made a megabyte of text take minutes.
-        re.compile(r"(?<=[a-zA-Z0-9+.-])(?P<head>://[^:/@\s]*:)[^@\s/]+(?P<tail>@)"),
+        re.compile(r"(?<=[a-zA-Z0-9+.-])(?P<head>://[^:/@\s]*:)(?!\[secret:)[^@\s/]+(?P<tail>@)"),
         rf"\g<head>{MASK}\g<tail>",
     ),
     # Provider API keys: Anthropic and OpenAI (sk-...), Groq (gsk_...), xAI (xai-...), Google (AIza...),
@@ -34,11 +34,12 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # Authorization header values: Bearer / Basic credentials.
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), rf"\1 {MASK}"),
-    # key=value and "key": "value" forms for secret-looking keys inside free text.
+    # key=value and "key": "value" forms for secret-looking keys inside free text. A credential mask from
+    # stored content (`[secret:KIND …LAST]`, summarizer/domain/credentials.py) is left as it is.
     (
         re.compile(
-            r"(?i)\b(api[_-]?key|x-api-key|password|passwd|secret|token|authorization)"
-            r"(\"?\s*[:=]\s*\"?)([^\s\",;&]+)"
+            r"(?i)(?<!\[)\b(api[_-]?key|x-api-key|password|passwd|secret|token|authorization)"
+            r"(\"?\s*[:=]\s*\"?)(?!\[secret:)([^\s\",;&]+)"
         ),
         rf"\1\2{MASK}",
     ),

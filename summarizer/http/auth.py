@@ -1,8 +1,10 @@
 """Bearer tokens: parsed once from SUMMARIZER_API_TOKENS, checked on every request.
 
-`SUMMARIZER_API_TOKENS` is a comma-separated list. A plain token may do everything. `token@prefix` limits
-a token to agents whose id starts with `prefix`: every other agent answers 403 whether it exists or not,
-and the operator endpoints (which list the whole fleet) answer 403 too.
+`SUMMARIZER_API_TOKENS` is a comma-separated list. A plain token may do everything. `token@scope` limits
+a token to some agents, by whole segments of the id: a scope ending in `/` (`team-a/`) covers the agent ids
+that start with it (`team-a/coder`, not `team-ab`); any other scope (`team-a`) covers the agent with
+exactly that id. Every other agent answers 403 whether it exists or not, and the operator endpoints (which
+list the whole fleet) answer 403 too.
 """
 
 from __future__ import annotations
@@ -42,7 +44,28 @@ class Principal:
         return self.prefix is None
 
     def may_see(self, agent_id: str) -> bool:
-        return self.prefix is None or agent_id.startswith(self.prefix)
+        return scope_covers(self.prefix, agent_id)
+
+
+def scope_covers(scope: str | None, agent_id: str) -> bool:
+    """Whether a token of `scope` may see `agent_id`: every agent without a scope; with one ending in `/`
+    the ids that start with it; with any other, only the agent of exactly that id (never `team-ab` for a
+    scope `team-a`)."""
+    if scope is None:
+        return True
+    if scope.endswith("/"):
+        return agent_id.startswith(scope)
+    return agent_id == scope
+
+
+def scope_notes(tokens: tuple[ApiToken, ...]) -> tuple[str, ...]:
+    """What start-up says about scopes read as exact agent ids (those not ending in `/`), by entry position."""
+    return tuple(
+        f"{SETTING}: entry {position} is scoped to {token.prefix!r}, which does not end with '/': it sees "
+        f"only the agent of exactly that id (scope {token.prefix + '/'!r} covers the ids under it)"
+        for position, token in enumerate(tokens, start=1)
+        if token.prefix is not None and not token.prefix.endswith("/")
+    )
 
 
 def parse_api_tokens(text: str) -> tuple[ApiToken, ...]:
@@ -72,7 +95,7 @@ def parse_api_tokens(text: str) -> tuple[ApiToken, ...]:
     if not tokens:
         raise SettingsError(
             f"{SETTING} is empty: the HTTP API needs at least one bearer token "
-            f"(comma-separated; `token@prefix` limits one to agent ids starting with prefix)"
+            f"(comma-separated; `token@team-a/` limits one to agent ids starting with `team-a/`)"
         )
     return tuple(tokens)
 

@@ -1,6 +1,6 @@
 """The fleet endpoints the operator's page reads: the agent list and update runs over time.
 
-`GET /v1/agents` is open to every token: a scoped token lists only the agents its prefix covers.
+`GET /v1/agents` is open to every token: a scoped token lists only the agents its scope covers.
 `GET /v1/stats/series` sees the whole fleet, so only an unscoped token may call it.
 """
 
@@ -55,7 +55,8 @@ def agents(
         return []
     effective = _scoped_prefix(principal.prefix, prefix)
     rows = wired.fleet.agents(prefix=effective, contains=q, after=after, limit=limit)
-    return [row.to_json() for row in rows]
+    # A scope without a trailing `/` is one exact id, which sorts first among the ids it starts.
+    return [row.to_json() for row in rows if principal.may_see(row.agent_id)]
 
 
 @router.get("/stats/series", response_model=SeriesOut, responses=BAD_QUERY)

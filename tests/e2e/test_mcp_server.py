@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,18 +16,23 @@ import httpx2
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
-from tests.support.fleet import free_port, wait_for
-from tests.support.http_api import OPERATOR_TOKEN, SCOPED_TOKEN
+from tests.support.http_api import API_TOKENS, OPERATOR_TOKEN, SCOPED_TOKEN
+from tests.support.mcp_clients import mcp_session
+from tests.support.mcp_server_process import full_env, mcp_http_server
 from tests.support.services import ROOT
 
 pytestmark = pytest.mark.slow
 
 AGENT = "team-a/mcp-agent"
 OTHER = "team-b/other"
+EXACT_TOKEN = "exact-token-0123456789"
+NARROW_TOKEN = "narrow-token-0123456789"
+MCP_TOKENS = f"{API_TOKENS},{EXACT_TOKEN}@{AGENT},{NARROW_TOKEN}@team-a"
+"""Entry 3 is scoped to exactly AGENT; entry 4 to `team-a`, which is an exact id too (not `team-a/...`)."""
 
 
 def _conversation(agent: str) -> str:
@@ -66,27 +68,12 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
     return found
 
 
-def _full_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
-
-
 @contextlib.asynccontextmanager
 async def _stdio(env: dict[str, str], *args: str) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "summarizer", "mcp", *args], env=_full_env(env), cwd=str(ROOT)
+        command=sys.executable, args=["-m", "summarizer", "mcp", *args], env=full_env(env), cwd=str(ROOT)
     )
     async with stdio_client(params) as streams, ClientSession(streams[0], streams[1]) as session:
-        await session.initialize()
-        yield session
-
-
-@contextlib.asynccontextmanager
-async def _http(url: str, token: str) -> AsyncIterator[ClientSession]:
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
-        streamable_http_client(url, http_client=http) as streams,
-        ClientSession(streams[0], streams[1]) as session,
-    ):
         await session.initialize()
         yield session
 
@@ -101,7 +88,7 @@ def test_stdio_with_one_agent_serves_its_summary_recall_exchange_and_history(env
     async def session() -> None:
         async with _stdio(env, "--agent", AGENT) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == {"summary", "recall", "exchange", "history"}
+            assert {"summary", "recall", "exchange", "history"} <= set(tools)
             assert "agent_id" not in json.dumps(tools["recall"].input_schema["properties"])
 
             summary = _data(await client.call_tool("summary", {}))
@@ -142,37 +129,16 @@ def test_stdio_without_an_agent_takes_the_agent_id_per_call(env: dict[str, str])
 
 @pytest.fixture
 def http_server(env: dict[str, str], tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path / "mcp.log"
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "summarizer", "mcp", "--transport", "http", "--port", str(port)],
-            env=_full_env(env),
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for(lambda: "MCP server on" in log.read_text(), 60, "summarizer mcp --transport http")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(15)
-    assert "Traceback" not in log.read_text(), log.read_text()
+    with mcp_http_server(env | {"SUMMARIZER_API_TOKENS": MCP_TOKENS}, tmp_path / "mcp.log") as url:
+        yield url
 
 
 def test_streamable_http_needs_a_token_and_keeps_its_scope(http_server: str) -> None:
     async def session() -> None:
-        async with _http(http_server, OPERATOR_TOKEN) as operator:
+        async with mcp_session(http_server, OPERATOR_TOKEN) as operator:
             found = _data(await operator.call_tool("recall", {"agent_id": AGENT, "query": "grace period"}))
             assert found["results"][0]["exchange_id"] == 2
-        async with _http(http_server, SCOPED_TOKEN) as scoped:
+        async with mcp_session(http_server, SCOPED_TOKEN) as scoped:
             own = _data(await scoped.call_tool("summary", {"agent_id": AGENT}))
             assert own["agent_id"] == AGENT
             refused = await scoped.call_tool("recall", {"agent_id": OTHER, "query": "grace period"})
@@ -184,3 +150,55 @@ def test_streamable_http_needs_a_token_and_keeps_its_scope(http_server: str) -> 
     anyio.run(session)
     unauthenticated = httpx2.post(http_server, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert unauthenticated.status_code == 401
+
+
+def _text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+def test_resources_take_ids_with_slashes_and_errors_say_why_once(http_server: str, tmp_path: Path) -> None:
+    async def session() -> None:
+        async with mcp_session(http_server, SCOPED_TOKEN) as scoped:
+            summary = _data(await scoped.call_tool("summary", {"agent_id": AGENT}))["markdown"]
+            for uri in (f"memory://{AGENT}/summary", "memory://team-a%2Fmcp-agent/summary"):
+                resource = await scoped.read_resource(uri)
+                assert resource.contents[0].text == summary  # type: ignore[union-attr]
+            with pytest.raises(MCPError) as unknown:
+                await scoped.read_resource("memory://team-a/none/summary")
+            assert str(unknown.value).count("unknown agent 'team-a/none'") == 1, str(unknown.value)
+            with pytest.raises(MCPError) as hidden:
+                await scoped.read_resource(f"memory://{OTHER}/summary")
+            assert f"agent {OTHER!r} is not visible to this token" in str(hidden.value)
+            missing = await scoped.call_tool("history", {"agent_id": "team-a/none"})
+            assert missing.is_error
+            assert _text(missing).count("unknown agent") == 1, _text(missing)
+            assert "unknown agent 'team-a/none'" in _text(missing)
+
+    anyio.run(session)
+    log = (tmp_path / "mcp.log").read_text()
+    assert "Traceback" not in log
+
+
+def test_a_scope_covers_whole_segments_over_mcp(http_server: str, tmp_path: Path) -> None:
+    async def session() -> None:
+        async with mcp_session(http_server, EXACT_TOKEN) as exact:
+            assert _data(await exact.call_tool("summary", {"agent_id": AGENT}))["agent_id"] == AGENT
+            refused = await exact.call_tool("summary", {"agent_id": f"{AGENT}/sub"})
+            assert "not visible" in _text(refused)
+        async with mcp_session(http_server, NARROW_TOKEN) as narrow:
+            # `team-a` is the agent of that id, not every id that starts with it.
+            for agent in (AGENT, "team-ab"):
+                refused = await narrow.call_tool("history", {"agent_id": agent})
+                assert refused.is_error
+                assert f"agent {agent!r} is not visible to this token" in _text(refused)
+            with pytest.raises(MCPError, match="not visible"):
+                await narrow.read_resource(f"memory://{AGENT}/summary")
+
+    anyio.run(session)
+    log = (tmp_path / "mcp.log").read_text()
+    warnings = [line for line in log.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 2, log
+    assert f"entry 3 is scoped to {AGENT!r}" in warnings[0]
+    assert "entry 4 is scoped to 'team-a'" in warnings[1]
+    assert all("only the agent of exactly that id" in w for w in warnings)
+    assert NARROW_TOKEN not in log

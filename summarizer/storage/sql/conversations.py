@@ -21,9 +21,11 @@ from sqlalchemy import Connection, select, update
 
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import Clock, utcnow
+from summarizer.domain.credentials import mask_message
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter, message_tokens
+from summarizer.storage.sql.costs import copy_cost_budget
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.recording import (
     Counted,
@@ -33,6 +35,7 @@ from summarizer.storage.sql.recording import (
     stored_identities,
 )
 from summarizer.storage.sql.schema import agents
+from summarizer.storage.sql.steering import copy_instructions
 from summarizer.storage.values import AgentIngest, IngestReport
 
 __all__ = ["AgentIngest", "ConversationStore", "IngestReport", "StoreConfig"]
@@ -45,6 +48,9 @@ class StoreConfig:
     counter: TokenCounter | None = None
     provider: str = ""
     model: str = ""
+    mask_credentials: bool = True
+    """Mask credentials in message text and tool input before anything is counted or stored
+    (`SUMMARIZER_KEEP_RAW_CREDENTIALS` turns it off)."""
 
 
 class ConversationStore:
@@ -64,7 +70,8 @@ class ConversationStore:
     # ----- agents -------------------------------------------------------------------------------------
 
     def create_agent(self, agent_id: str, *, budget: int | None = None, parent: str | None = None) -> None:
-        """Create an agent (a no-op if it exists). A forked agent inherits its parent's budget override."""
+        """Create an agent (a no-op if it exists). A forked agent inherits its parent's budget override,
+        summary instructions and "Now" choice."""
         check_agent_id(agent_id)
         if budget is not None and budget < 0:
             raise SummarizerError(f"budget must be >= 0, got {budget}")
@@ -75,7 +82,11 @@ class ConversationStore:
                     raise UnknownAgent(parent)
                 if budget is None:
                     budget = parent_row.window_budget
+            fresh = conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first() is None
             insert_agents(conn, [agent_id], self._clock(), budget=budget, parent=parent)
+            if parent is not None and fresh:
+                copy_instructions(conn, parent, agent_id)
+                copy_cost_budget(conn, parent, agent_id)
 
     def set_budget(self, agent_id: str, budget: int | None) -> None:
         """Override (or with None, reset) one agent's window budget; applies from its next message."""
@@ -97,7 +108,7 @@ class ConversationStore:
 
         Counting comes first, with no transaction open; only then is the write transaction begun.
         """
-        batches = group_by_agent(records)
+        batches = group_by_agent(self._masked(records))
         skip: set[tuple[str, str]] = set()
         if not isinstance(self._counter, ByteEstimateCounter) and _has_host_ids(batches):
             with self.db.read() as conn:  # a re-sent message is not counted again
@@ -115,17 +126,30 @@ class ConversationStore:
         (`count`) and hand over messages that carry their `tokens`.
         """
         return record_batches(
-            conn, self._count(group_by_agent(records), set()), self._recording, self._clock()
+            conn, self._count(group_by_agent(self._masked(records)), set()), self._recording, self._clock()
         )
 
     def count(self, message: NewMessage) -> int:
-        """A message's token cost as this store counts it."""
+        """A message's token cost as this store counts it (of its text as it will be stored)."""
+        if self.config.mask_credentials:
+            message = mask_message(message)
+        return message_tokens(message, self._counter, self.config.provider, self.config.model)
+
+    def _masked(self, records: Iterable[tuple[str, NewMessage]]) -> Iterable[tuple[str, NewMessage]]:
+        """The records as they will be stored: credentials masked unless raw content is kept. Every
+        recording path (`record`, `record_many`, `record_in`, hence the API, ingest, hooks and `watch`)
+        passes here before anything is counted, compared with a stored message or written."""
+        if not self.config.mask_credentials:
+            return records
+        return ((agent_id, mask_message(message)) for agent_id, message in records)
+
+    def _count_one(self, message: NewMessage) -> int:
         return message_tokens(message, self._counter, self.config.provider, self.config.model)
 
     def _count(self, batches: dict[str, list[NewMessage]], skip: set[tuple[str, str]]) -> dict[str, Counted]:
         return {
             agent_id: [
-                (m, None if m.host_id is not None and (agent_id, m.host_id) in skip else self.count(m))
+                (m, None if m.host_id is not None and (agent_id, m.host_id) in skip else self._count_one(m))
                 for m in batch
             ]
             for agent_id, batch in batches.items()

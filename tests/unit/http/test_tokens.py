@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer.http.auth import ApiToken, Principal, find_token, parse_api_tokens
+from summarizer.http.auth import ApiToken, Principal, find_token, parse_api_tokens, scope_notes
 from summarizer.settings import SettingsError
 
 A = "a" * 16
@@ -55,3 +55,25 @@ def test_a_scoped_principal_sees_only_its_prefix() -> None:
     assert not scoped.is_operator
     assert Principal(None).may_see("anything")
     assert Principal(None).is_operator
+
+
+def test_a_scope_covers_whole_segments_only() -> None:
+    folder = Principal("team-a/")
+    assert folder.may_see("team-a/x")
+    assert folder.may_see("team-a/x/y")
+    assert not folder.may_see("team-ab/x")
+    exact = Principal("team-a")
+    assert exact.may_see("team-a")
+    assert not exact.may_see("team-ab")
+    assert not exact.may_see("team-a/x")
+    assert not exact.may_see("team-")
+
+
+def test_start_up_names_the_scopes_read_as_exact_agent_ids() -> None:
+    notes = scope_notes(parse_api_tokens(f"{A},{B}@team-a/,{'c' * 16}@team-b"))
+    assert len(notes) == 1
+    assert "entry 3 is scoped to 'team-b'" in notes[0]
+    assert "only the agent of exactly that id" in notes[0]
+    assert "'team-b/'" in notes[0]
+    assert "c" * 16 not in notes[0]
+    assert scope_notes(parse_api_tokens(f"{A},{B}@team-a/")) == ()
