@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
 from summarizer.engine.model import Importance, SummaryItem
 from summarizer.engine.operations import MergeOp
 from summarizer.engine.render import display_order
 from summarizer.llm.offline.facts import Facts, facts_of_text, merge_facts, topic_of
+from summarizer.llm.offline.informative import gist
 from summarizer.llm.offline.wording import Composed, compose
 
 EPISODE_GAP = timedelta(minutes=20)
@@ -29,6 +31,8 @@ MAX_RUN = 12
 """Most items one merge folds at the narrow stages (topic, episode); the day and week stages have no bound."""
 LINE_OVERHEAD_BYTES = 32
 """An item's rendered line besides its text: number, time and size suffix, newline (about)."""
+GIST_CHARS = 160
+"""How much of one source item's words a merge keeps: its most informative sentences."""
 
 TextCheck = Callable[[str], bool]
 
@@ -51,12 +55,27 @@ def line_bytes(text: str) -> int:
 
 
 def _headline(run: Sequence[Shown], topic: str | None) -> str:
-    exchanges = len({x for s in run for x in s.item.exchange_ids})
+    """When the merged items happened, and what about when they share a topic: the sentences below say
+    what was done, so the line carries no count of exchanges."""
     first = min(s.day for s in run)
     last = max(s.day for s in run)
     when = f"{first:%a %d %b}" if first == last else f"{first:%a %d %b} to {last:%a %d %b}"
-    about = f" on {topic}" if topic else ""
-    return f"{exchanges} exchanges{about}, {when}"
+    return f"{topic}, {when}" if topic else when
+
+
+@lru_cache(maxsize=4096)
+def facts_for_merging(text: str) -> Facts:
+    """The condensed facts of an item's text (the same text is read on many updates, so they are kept)."""
+    return condensed(facts_of_text(text))
+
+
+def condensed(facts: Facts) -> Facts:
+    """An item's facts as a merge takes them: what each side said shortened to its most informative
+    sentences (one line of work), decisions and artifacts as they are."""
+    if not facts.asked and not facts.done:
+        return facts
+    line = gist((*facts.asked, *facts.done), GIST_CHARS)
+    return replace(facts, asked=(), done=(), work=(*facts.work, line) if line else facts.work)
 
 
 def _importance(run: Sequence[Shown], has_decisions: bool) -> Importance:
@@ -92,6 +111,8 @@ class _Planner:
     """How much more the merges may save in all before the summary would get too small."""
     used: set[str]
     merges: list[MergeOp]
+    written: set[str] = field(default_factory=set)
+    """The merged texts planned so far, normalised."""
 
     def composed(self, run: Sequence[Shown], topical: bool, facts: Facts | None = None) -> Composed:
         """The merged item `run` (whose merged facts are `facts`, when already known) would become."""
@@ -115,6 +136,10 @@ class _Planner:
             return
         if not composed.kept_decisions or not self.acceptable(composed.text):
             return
+        key = " ".join(composed.text.split()).casefold()
+        if key in self.written:  # the gate refuses one text standing for two merges
+            return
+        self.written.add(key)
         self.merges.append(
             MergeOp(
                 item_ids=tuple(s.item.id for s in run),
@@ -155,7 +180,7 @@ def shown_items(items: Sequence[SummaryItem]) -> list[Shown]:
     episode: datetime | None = None
     last_end: datetime | None = None
     for item in display_order(items):
-        facts = facts_of_text(item.text)
+        facts = facts_for_merging(item.text)
         if episode is None or last_end is None or item.started_at - last_end > EPISODE_GAP:
             episode = item.started_at
         last_end = item.ended_at if last_end is None else max(last_end, item.ended_at)

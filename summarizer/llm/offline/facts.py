@@ -60,6 +60,8 @@ _DECISION_WORDS = (
 )
 ARTIFACT_SCAN_CHARS = 1_200
 """How much of a request or an answer is searched for artifacts (the head says what a message is about)."""
+SENTENCE_SCAN_CHARS = 4_000
+"""How much of a request or an answer is searched for its first sentence that says something."""
 _DECISION_LEAD = re.compile(r"^\W*decision\s*[:\-]\s*", re.I)
 _LOW = re.compile(
     r"\b(debug\w*|typo|trivial|explor\w*|print|wip|oops|dead end|nevermind|never mind)\b",
@@ -203,6 +205,11 @@ def artifacts_in(text: str) -> list[str]:
     return list(_unique(out))
 
 
+def names_artifact(text: str) -> bool:
+    """Whether `text` names an artifact (one search, no list built)."""
+    return _ARTIFACT.search(text) is not None
+
+
 def _tool_text(exchange: EvictedExchange) -> str:
     """What the agent's tool calls named: paths, commands and ids (string values without spaces)."""
     parts: list[str] = []
@@ -230,10 +237,10 @@ def facts_of_exchange(exchange: EvictedExchange) -> Facts:
     decisions = _unique(decisions_in(said))[:MAX_DECISIONS]
     scanned = (request[:ARTIFACT_SCAN_CHARS], answer[:ARTIFACT_SCAN_CHARS], _tool_text(exchange))
     artifacts = artifacts_in(" ".join((*decisions, *scanned)))
-    asked = first_sentence(request, ASKED_CHARS)
+    asked = first_sentence(request[:SENTENCE_SCAN_CHARS], ASKED_CHARS)
     if states_decision(asked) or any(asked.casefold() in d.casefold() for d in decisions):
         asked = ""
-    done = first_sentence(answer, DONE_CHARS)
+    done = first_sentence(answer[:SENTENCE_SCAN_CHARS], DONE_CHARS)
     return Facts(
         asked=(asked,) if asked else (),
         done=(done,) if done and done != asked else (),
@@ -260,10 +267,12 @@ def facts_of_text(text: str) -> Facts:
         value = value.strip().rstrip(".").strip()
         if not value:
             continue
-        if label in ("Asked", "Done", "Work"):
+        if label in ("Asked", "Done"):  # one piece each: what one side said, which may hold "; "
+            found[label].append(value)
+        elif label == "Work":
             for piece in (p.strip() for p in value.split("; ") if p.strip()):
                 counted = _MORE.match(piece)
-                if counted and label == "Work":
+                if counted:
                     more += int(counted.group(1))
                 else:
                     found[label].append(piece)
@@ -276,6 +285,10 @@ def facts_of_text(text: str) -> Facts:
         match = _WEIGHTED.match(entry)
         name, count = (match.group(1), int(match.group(2))) if match else (entry, 1)
         weighted[name] = weighted.get(name, 0) + count
+    said = " ".join((*found["Asked"], *found["Done"], *found["Work"]))[:ARTIFACT_SCAN_CHARS]
+    for name in artifacts_in(said):  # an item leaves out the artifacts its words already show
+        if not any(name in known for known in weighted):
+            weighted[name] = 1
     return Facts(
         asked=_unique(found["Asked"]),
         done=_unique(found["Done"]),

@@ -7,6 +7,7 @@ fragment, and an item carries at most one shortened piece (marked with an ellips
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from summarizer.llm.offline.facts import ELLIPSIS, OFFLINE_PREFIX, Facts, cut
@@ -29,18 +30,23 @@ class _Draft:
         if self.topic:
             parts.append(f"Topic: {self.topic}.")
         if self.asked:
-            parts.append("Asked: " + "; ".join(self.asked) + ".")
+            parts.append("Asked: " + _stop("; ".join(self.asked)))
         if self.done:
-            parts.append("Done: " + "; ".join(self.done) + ".")
-        parts.extend(f"Decided: {d}." for d in self.decisions)
+            parts.append("Done: " + _stop("; ".join(self.done)))
+        parts.extend(f"Decided: {_stop(d)}" for d in self.decisions)
         if self.work or self.more_work:
             listed = list(self.work)
             if self.more_work:
                 listed.append(f"{'and ' if listed else ''}{self.more_work} more requests")
-            parts.append("Work: " + "; ".join(listed) + ".")
+            parts.append("Work: " + _stop("; ".join(listed)))
         if self.artifacts:
             parts.append("Artifacts: " + ", ".join(self.artifacts) + ".")
         return OFFLINE_PREFIX + " ".join(parts)
+
+
+def _stop(text: str) -> str:
+    """`text` ending with a full stop, unless it already ends a sentence ("?", "!")."""
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +89,32 @@ def compose(facts: Facts, max_chars: int, *, topic: str | None = None) -> Compos
         _try_add(draft, draft.artifacts, f"{artifact} ({weight})" if weight > 1 else artifact, max_chars)
     for done in facts.done:
         _try_add(draft, draft.done, done, max_chars)
-    gists = list(facts.work)
     draft.more_work = facts.more_work
-    for i, gist in enumerate(gists):
+    for gist in facts.work:
         if not _try_add(draft, draft.work, gist, max_chars):
-            draft.more_work += len(gists) - i
-            break
+            draft.more_work += 1
     while draft.work and len(draft.render()) > max_chars:
         draft.more_work += 1
         draft.work.pop()
     if len(draft.render()) > max_chars:
         draft.more_work = 0
     return Composed(text=draft.render(), kept_decisions=kept)
+
+
+def compose_turn(
+    asked: str, done: str, decisions: Sequence[str], artifacts: Sequence[str], max_chars: int
+) -> str:
+    """One exchange's item: its decisions, what each side said (already fitted to the room), then the
+    named artifacts the words do not already show, as many as fit."""
+    draft = _Draft(topic=None, asked=[], done=[], work=[], decisions=[], artifacts=[])
+    for decision in decisions:
+        _try_add(draft, draft.decisions, decision, max_chars)
+    if asked:
+        _try_add(draft, draft.asked, asked, max_chars)
+    if done:
+        _try_add(draft, draft.done, done, max_chars)
+    shown = draft.render().casefold()
+    for artifact in artifacts:
+        if artifact.casefold() not in shown:
+            _try_add(draft, draft.artifacts, artifact, max_chars)
+    return draft.render()

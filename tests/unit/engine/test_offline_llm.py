@@ -132,7 +132,7 @@ def test_merge_rung_merges_shown_items_by_topic_and_keeps_every_decision() -> No
     for merge in ops.merge:
         assert_readable(merge.text)
         assert len(merge.text) <= 300
-    topical = [m for m in ops.merge if " on src/authsvc/" in m.text]
+    topical = [m for m in ops.merge if "Topic: src/authsvc/" in m.text]
     assert topical, [m.text for m in ops.merge]
     for merge in topical:
         topic = "tokens" if "tokens/service.py," in merge.text.split("Work:")[0] else "users"

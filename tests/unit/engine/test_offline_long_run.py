@@ -80,10 +80,16 @@ class RungChecker:
                 per_exchange[x] = per_exchange.get(x, 0) + 1
         assert max(per_exchange.values()) <= 2, "at most two items per exchange"
         assert not ops.get("drop"), "the offline summarizer never drops"
-        assert not ops.get("shorten"), "the offline summarizer never cuts an item"
         if path is UpdatePath.APPEND:
             assert not ops.get("merge"), "the append rung only adds"
+            assert not ops.get("shorten"), "the append rung only adds"
         shown = {i.id for i in request.context.visible_items}
+        texts = {i.id: i.text for i in request.context.visible_items}
+        for shorten in ops.get("shorten", []):
+            old = texts[shorten["item_id"]]
+            assert len(shorten["text"]) < len(old), "a shortening saves room"
+            for decision in re.findall(r"Decided: ([^.]+)\.", old):
+                assert decision in shorten["text"], "a shortening keeps every decision whole"
         for merge in ops.get("merge", []):
             assert set(merge["item_ids"]) <= shown
         self.merges += len(ops.get("merge", []))
