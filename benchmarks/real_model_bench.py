@@ -79,10 +79,15 @@ class CountingEngine(SummaryEngine):
     rejected: Counter[str]
 
     def update(
-        self, summary: Summary | None, agent_id: str, batch: Sequence[EvictedExchange], now: datetime
+        self,
+        summary: Summary | None,
+        agent_id: str,
+        batch: Sequence[EvictedExchange],
+        now: datetime,
+        instructions: str | None = None,
     ) -> UpdateOutcome:
         try:
-            return super().update(summary, agent_id, batch, now)
+            return super().update(summary, agent_id, batch, now, instructions)
         except AnswerRejected as exc:
             self.rejected[rule_of(exc.reason)] += 1
             raise

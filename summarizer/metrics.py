@@ -17,14 +17,16 @@ Metrics (all prefixed `summarizer_`):
 * `summary_tokens` (histogram of current summaries' sizes), `summaries`;
 * `truncations_total`: updates that needed emergency truncation to fit the cap;
 * `aging_lag_seconds`: how long the summary aged longest ago has waited since its last aging day began
-  (0 when every summary was aged today).
+  (0 when every summary was aged today);
+* `llm_cost_usd_total{model}`: the recorded tokens of every run priced by the table (docs/cost.md), and
+  `llm_model_tokens_total{model,direction}` (input, output) they come from.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 
 from prometheus_client.core import (
     CollectorRegistry,
@@ -37,6 +39,7 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
 from summarizer.domain.breaker_state import CLOSED, HALF_OPEN, OPEN
+from summarizer.service.costs import Costs
 from summarizer.storage.port import MetricFigures, MetricsReader
 
 QUEUE_STATES = ("pending", "running", "idle", "failed")
@@ -44,6 +47,8 @@ _STATUS = re.compile(r"HTTP (\d{3})")
 _STATUS_KINDS = {401: "auth", 403: "auth", 402: "quota", 404: "not_found", 429: "rate_limit"}
 _STATUS_KINDS.update({503: "overloaded", 529: "overloaded"})
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+COST_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+"""The cost counters sum every kept run: from before any could be recorded."""
 
 
 def failure_kind(error: str | None) -> str:
@@ -61,9 +66,12 @@ def failure_kind(error: str | None) -> str:
 
 
 class SummarizerCollector(Collector):
-    def __init__(self, reader: MetricsReader, clock: type[datetime] = datetime) -> None:
+    def __init__(
+        self, reader: MetricsReader, clock: type[datetime] = datetime, costs: Costs | None = None
+    ) -> None:
         self.reader = reader
         self._clock = clock
+        self.costs = costs
 
     def collect(self) -> Iterator[Metric]:
         now = self._clock.now(UTC)
@@ -72,6 +80,8 @@ class SummarizerCollector(Collector):
         yield from _breakers(figures, now)
         yield from _runs(figures)
         yield from _summaries(figures, now)
+        if self.costs is not None:
+            yield from _costs(self.costs, now)
 
 
 def _queue(figures: MetricFigures) -> Iterator[Metric]:
@@ -154,10 +164,26 @@ def _summaries(figures: MetricFigures, now: datetime) -> Iterator[Metric]:
     )
 
 
-def build_registry(reader: MetricsReader) -> CollectorRegistry:
+def _costs(costs: Costs, now: datetime) -> Iterator[Metric]:
+    report = costs.report(since=COST_EPOCH, until=now + timedelta(seconds=1), by="model")
+    usd = CounterMetricFamily(
+        "summarizer_llm_cost_usd", "Model spend in USD: recorded tokens times list prices", labels=["model"]
+    )
+    tokens = CounterMetricFamily(
+        "summarizer_llm_model_tokens", "LLM tokens by model and direction", labels=["model", "direction"]
+    )
+    for line in report.lines:
+        usd.add_metric([line.key], float(line.usd))
+        tokens.add_metric([line.key, "input"], float(line.usage.input_tokens))
+        tokens.add_metric([line.key, "output"], float(line.usage.output_tokens))
+    yield usd
+    yield tokens
+
+
+def build_registry(reader: MetricsReader, costs: Costs | None = None) -> CollectorRegistry:
     """A registry with the project's metrics; an HTTP API can serve it at `GET /metrics`."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(SummarizerCollector(reader))
+    registry.register(SummarizerCollector(reader, costs=costs))
     return registry
 
 

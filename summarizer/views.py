@@ -1,4 +1,4 @@
-"""Text and JSON forms of what the store holds: the history view and the context view."""
+"""Text and JSON forms of what the store holds: the history view, the context view, pins."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from summarizer.domain.history import ExchangeView, HistoryView
 from summarizer.domain.messages import StoredMessage
-from summarizer.engine.model import Summary, in_time_order
+from summarizer.engine.model import Pin, Summary, in_time_order
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 from summarizer.humanize import age, tokens_short
 from summarizer.service.ledger import LedgerEntry
@@ -114,6 +114,24 @@ def summary_json(
         "max_tokens": max_tokens,
         "covered_through_exchange_id": summary.covered_through_exchange_id if summary else None,
         "updated_at": _iso(summary.updated_at) if summary else None,
+        "pins": [pin_json(p) for p in summary.pins] if summary else [],
         "tiers": tiers,
         "markdown": markdown,
     }
+
+
+def pin_json(pin: Pin) -> dict[str, Any]:
+    return {"name": pin.name, "text": pin.text, "pinned_at": pin.pinned_at.isoformat(), "by": pin.pinned_by}
+
+
+def pins_text(pins: Sequence[Pin], room: int) -> str:
+    """`summarizer pins AGENT`: each pin's name, when and by whom, then its text as it is kept."""
+    lines = []
+    for pin in pins:
+        lines.append(
+            f"== {pin.name} (pinned {pin.pinned_at:%Y-%m-%d %H:%M} UTC by {pin.pinned_by or 'unknown'})"
+        )
+        lines.append(pin.text)
+        lines.append("")
+    lines.append(f"{len(pins)} pin(s); {room:,} token(s) left for pins")
+    return "\n".join(lines)

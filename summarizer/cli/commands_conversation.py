@@ -1,8 +1,10 @@
-"""`summarizer ingest | history | context | agent`: the conversation store from the shell."""
+"""`summarizer ingest | history | context | agent`: the conversation store from the shell, and what steers
+an agent's summary (`agent instructions | now | show`)."""
 
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -14,6 +16,7 @@ from summarizer.views import history_json, history_text, message_json
 
 if TYPE_CHECKING:
     from summarizer.ingest import ReadNotes
+    from summarizer.settings import Settings
 
 FORMATS = (
     "auto",
@@ -29,6 +32,8 @@ FORMATS = (
     "openhands",
     "opencode",
     "cline",
+    "aider",
+    "copilot",
 )
 
 
@@ -44,6 +49,11 @@ FORMATS = (
     help="auto: detected from each file's content (the report says which).",
 )
 @click.option(
+    "--strict",
+    is_flag=True,
+    help="All or nothing: the first line or item that cannot be read stops the run and nothing is stored.",
+)
+@click.option(
     "--strict-time",
     is_flag=True,
     help="Refuse a timestamp older than the one before it (default: raise it to that one and count it).",
@@ -56,41 +66,65 @@ FORMATS = (
     help="claude-code: leave sub-agent events out, or keep them as agent AGENT/sidechain-ID.",
 )
 def ingest(
-    sources: tuple[str, ...], agent_id: str | None, fmt: str, strict_time: bool, sidechains: str
+    sources: tuple[str, ...], agent_id: str | None, fmt: str, strict: bool, strict_time: bool, sidechains: str
 ) -> None:
-    """Record messages from FILES (JSON Lines or JSON; - for stdin), all or nothing.
+    """Record messages from FILES (JSON Lines or JSON; - for stdin).
 
-    Every file is read before anything is stored: the first bad line stops the run with FILE:LINE: reason
-    and exit status 2, and nothing is stored. An unterminated last line that is not JSON yet (a log still
-    being written) is skipped and counted. A file with no message is named; a run that finds no message
-    at all exits 1.
+    Every file is read before anything is stored. A line or item that cannot be read (not JSON, a type
+    the reader does not know, a broken field) is skipped, and a tool result whose call is not in the file
+    is kept as tool activity: each is named on stderr as FILE:LINE: what. A file from which nothing could
+    be read is an error (the other files are still stored; exit status 2). With --strict the first such
+    line stops the run with FILE:LINE: reason and exit status 2, and nothing is stored. An unterminated
+    last line that is not JSON yet (a log still being written) is skipped and counted. A file with no
+    message is named; a run that finds no message at all exits 1.
     """
     from summarizer.domain.errors import InvalidMessage
     from summarizer.ingest import ReadNotes, ReadOptions, Sidechains
     from summarizer.ingest.reader import read_records
 
     rt = open_runtime()
-    options = ReadOptions(strict_time=strict_time, sidechains=Sidechains(sidechains))
+    options = ReadOptions(strict=strict, strict_time=strict_time, sidechains=Sidechains(sidechains))
     parsed = []
     clamped = 0
+    failed = 0
     for source in sources:
         notes = ReadNotes()
         try:
             records = read_records(source, fmt, agent_id, rt.settings.max_message_bytes, options, notes)
         except InvalidMessage as exc:
-            raise InvalidMessage(exc.reason + _other_format(source, fmt), exc.where) from None
+            if strict or len(sources) == 1:
+                raise InvalidMessage(exc.reason + _other_format(source, fmt), exc.where) from None
+            click.echo(f"error: {exc}{_other_format(source, fmt)}; nothing stored from it", err=True)
+            failed += 1
+            continue
+        if not records and notes.skipped:
+            _report_unreadable(source, fmt, notes)
+            failed += 1
+            continue
         hint = "" if records else _other_format(source, fmt)
         _report_read(source, len(sources) > 1, notes, fmt, found=bool(records), hint=hint)
         clamped += notes.clamped_times
         parsed.extend(records)
     if not parsed:
-        raise SystemExit(1)
+        raise SystemExit(2 if failed else 1)
     report = rt.summarizer.record_many([(r.agent_id, r.message) for r in parsed])
     raised = f"; {clamped} timestamp(s) raised to the previous message's" if clamped else ""
     click.echo(
         f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
         f"evicted {report.evicted_exchanges} exchange(s); agents: {len(report.agents)}; "
         f"summary updates queued for: {', '.join(report.queued_agents) or 'none'}{raised}"
+    )
+    if failed:
+        raise SystemExit(2)
+
+
+def _report_unreadable(source: str, fmt: str, notes: ReadNotes) -> None:
+    """A file every line or item of which was skipped: its first problem as the error."""
+    first = notes.warnings[0].removesuffix("; skipped") if notes.warnings else source
+    click.echo(
+        f"{first}{_other_format(source, fmt)}; nothing could be read from {source} "
+        f"({notes.skipped} line(s) or item(s) skipped, --strict stops at the first)",
+        err=True,
     )
 
 
@@ -128,6 +162,17 @@ def _report_read(
         )
     if notes.unpaired_calls:
         click.echo(f"{head}{notes.unpaired_calls} tool call(s) got no result in the input")
+    if notes.skipped:
+        click.echo(f"{head}skipped {notes.skipped} line(s) or item(s) that could not be read", err=True)
+    if notes.orphan_results:
+        click.echo(
+            f"{head}kept {notes.orphan_results} tool result(s) whose call is not in the input as tool activity",
+            err=True,
+        )
+    for warning in notes.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if len(notes.warnings) < notes.skipped + notes.orphan_results:
+        click.echo(f"warning: {source}: only the first {len(notes.warnings)} problems are named", err=True)
     if not found:
         if not hint and (fmt == "claude-code" or notes.detected.startswith("claude-code")):
             hint = " (sub-agent events are skipped: --sidechains agent keeps them)"
@@ -179,13 +224,17 @@ def context(agent_id: str, as_json: bool) -> None:
 
 @click.group()
 def agent() -> None:
-    """Create agents, fork them, set their window budgets."""
+    """Create agents, fork them, set their window budgets and summary instructions."""
 
 
 @agent.command("create")
 @click.argument("agent_id", type=AGENT_ID)
 @click.option("--budget", type=TOKENS, help="Window budget in tokens (0: never evict).")
-@click.option("--parent", type=AGENT_ID, help="Fork from this agent: inherits its budget override.")
+@click.option(
+    "--parent",
+    type=AGENT_ID,
+    help="Fork from this agent: inherits its budget override, summary instructions and Now choice.",
+)
 def agent_create(agent_id: str, budget: int | None, parent: str | None) -> None:
     """Create AGENT_ID (a no-op when it exists)."""
     rt = open_runtime()
@@ -209,3 +258,78 @@ def agent_budget(agent_id: str, tokens: str) -> None:
     rt = open_runtime()
     rt.summarizer.set_budget(agent_id, budget)
     click.echo(f"agent {agent_id} budget: {tokens}")
+
+
+@agent.command("instructions")
+@click.argument("agent_id", type=AGENT_ID)
+@click.argument("text", required=False)
+@click.option("--clear", is_flag=True, help="Remove the agent's summary instructions.")
+def agent_instructions(agent_id: str, text: str | None, clear: bool) -> None:
+    """Add TEXT to what the model is asked when it summarizes AGENT_ID ('-' reads it from stdin)."""
+    if clear == (text is not None):
+        raise click.UsageError("give either TEXT or --clear")
+    if text == "-":
+        text = sys.stdin.read()
+    rt = open_runtime()
+    rt.summarizer.set_instructions(agent_id, None if clear else text)
+    click.echo(f"agent {agent_id} summary instructions {'cleared' if clear else 'set'}")
+    notice = offline_notice(rt.settings)
+    if notice and not clear:
+        click.echo(f"note: {notice}", err=True)
+
+
+@agent.command("now")
+@click.argument("agent_id", type=AGENT_ID)
+@click.argument("state", type=click.Choice(["on", "off", "default"]))
+def agent_now(agent_id: str, state: str) -> None:
+    """Turn AGENT_ID's "Now" pin (latest request, open todos) on, off, or back to SUMMARIZER_NOW_ITEM."""
+    rt = open_runtime()
+    rt.summarizer.steering.set_now_item(agent_id, None if state == "default" else state == "on")
+    click.echo(f"agent {agent_id} Now pin: {state} (from its next update)")
+
+
+@agent.command("show")
+@click.argument("agent_id", type=AGENT_ID)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def agent_show(agent_id: str, as_json: bool) -> None:
+    """What steers AGENT_ID's summary: its instructions, its "Now" pin, its pins."""
+    rt = open_runtime()
+    steering = rt.summarizer.agent_steering(agent_id)
+    found = rt.summarizer.pins(agent_id)
+    room = rt.summarizer.steering.room(agent_id)
+    now = {None: f"default ({rt.settings.now_item})", True: "on", False: "off"}[steering.now_item]
+    notice = offline_notice(rt.settings) if steering.instructions else None
+    if as_json:
+        doc = {
+            "agent_id": agent_id,
+            "instructions": steering.instructions,
+            "instructions_notice": notice,
+            "now_item": steering.now_item,
+            "now_item_default": rt.settings.now_item,
+            "pins": [p.name for p in found],
+            "pins_room_tokens": room,
+        }
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"agent {agent_id}")
+    click.echo(f"  summary instructions: {steering.instructions if steering.instructions else '(none)'}")
+    if notice:
+        click.echo(f"  note: {notice}")
+    click.echo(f"  Now pin: {now}")
+    names = ", ".join(p.name for p in found) or "(none)"
+    click.echo(f"  pins: {names} ({room:,} token(s) left for pins)")
+
+
+def offline_notice(settings: Settings) -> str | None:
+    """What an operator must know about instructions and the offline summarizer, or None."""
+    from summarizer.composition.llm import chosen_llm
+    from summarizer.settings import LLMChoice
+
+    if chosen_llm(settings) is LLMChoice.OFFLINE:
+        return (
+            "the offline summarizer (SUMMARIZER_LLM unset without ANTHROPIC_API_KEY, or offline) does not "
+            "follow summary instructions; a model does"
+        )
+    if settings.llm_fallback is LLMChoice.OFFLINE:
+        return "updates the offline fallback folds do not follow summary instructions"
+    return None

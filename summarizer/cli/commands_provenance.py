@@ -13,7 +13,7 @@ from summarizer.cli.runtime import open_runtime
 from summarizer.engine.model import SummaryItem
 from summarizer.service.ledger import LedgerEntry
 from summarizer.service.provenance import Provenance, VersionDiff
-from summarizer.views import ledger_entry_json
+from summarizer.views import ledger_entry_json, pin_json
 
 
 def _facade() -> Provenance:
@@ -60,6 +60,8 @@ def diff_json(d: VersionDiff) -> dict[str, Any]:
         "added": [_item_json(i) for i in d.added],
         "removed": [_item_json(i) for i in d.removed],
         "merged": [{"from": list(ids), "into": _item_json(i)} for ids, i in d.merged],
+        "pinned": [pin_json(p) for p in d.pinned],
+        "unpinned": [pin_json(p) for p in d.unpinned],
     }
 
 
@@ -80,15 +82,19 @@ def diff(agent_id: str, older: int, newer: int, as_json: bool) -> None:
         click.echo(f"- {item.id} [{item.tier}] {item.text}")
     for ids, item in d.merged:
         click.echo(f"= {', '.join(ids)} -> {item.id} [{item.tier}] {item.text}")
-    if not (d.added or d.removed or d.merged):
-        click.echo("no items added, removed or merged")
+    for pin in d.pinned:
+        click.echo(f"+ pin {pin.name!r} (by {pin.pinned_by}): {pin.text}")
+    for pin in d.unpinned:
+        click.echo(f"- pin {pin.name!r}: {pin.text}")
+    if not (d.added or d.removed or d.merged or d.pinned or d.unpinned):
+        click.echo("no items added, removed or merged, no pins changed")
 
 
 @click.command()
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("version", type=VERSION)
 def rollback(agent_id: str, version: int) -> None:
-    """Make VERSION's items AGENT_ID's current summary again, as a new version."""
+    """Make VERSION's items and pins AGENT_ID's current summary again, as a new version."""
     new = _facade().rollback(agent_id, version)
     click.echo(f"{agent_id}: version {new.version} holds the {len(new.items)} item(s) of version {version}")
 

@@ -31,6 +31,9 @@ COMMANDS: dict[str, str] = {
     "rollback": "summarizer.cli.commands_provenance:rollback",
     "resummarize": "summarizer.cli.commands_provenance:resummarize",
     "versions": "summarizer.cli.commands_provenance:versions",
+    "pin": "summarizer.cli.commands_pins:pin",
+    "unpin": "summarizer.cli.commands_pins:unpin",
+    "pins": "summarizer.cli.commands_pins:pins",
     "demo": "summarizer.cli.commands_demo:demo",
     "worker": "summarizer.cli.commands_worker:worker",
     "beat": "summarizer.cli.commands_worker:beat",
@@ -43,7 +46,13 @@ COMMANDS: dict[str, str] = {
     "doctor": "summarizer.cli.commands_doctor:doctor",
     "serve": "summarizer.cli.commands_serve:serve",
     "metrics": "summarizer.cli.commands_metrics:metrics",
+    "cost": "summarizer.cli.commands_cost:cost",
 }
+
+SUBCOMMANDS: dict[str, tuple[str, ...]] = {
+    "agent": ("summarizer.cli.commands_cost:agent_budget_cost",),
+}
+"""Subcommands kept in another module than their group's, added to it when the group is loaded."""
 
 
 class LazyGroup(click.Group):
@@ -57,10 +66,20 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
-        module_name, _, attribute = target.partition(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        assert isinstance(command, click.Command)
+        command = _load(target)
+        if isinstance(command, click.Group):
+            for extra in SUBCOMMANDS.get(cmd_name, ()):
+                sub = _load(extra)
+                if sub.name not in command.commands:
+                    command.add_command(sub)
         return command
+
+
+def _load(target: str) -> click.Command:
+    module_name, _, attribute = target.partition(":")
+    command = getattr(importlib.import_module(module_name), attribute)
+    assert isinstance(command, click.Command)
+    return command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

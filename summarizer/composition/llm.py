@@ -47,7 +47,20 @@ def openai_config(settings: Settings) -> ProviderConfig:
 
 
 def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
-    """One provider's adapter, without any fallback."""
+    """One provider's adapter, without any fallback; with SUMMARIZER_MERGE_MODEL, the merge and full
+    rungs go to that model of the same provider (llm/rungs.py)."""
+    session = _provider(settings, choice)
+    if not settings.merge_model or choice not in (LLMChoice.ANTHROPIC, LLMChoice.OPENAI):
+        return session
+    from summarizer.llm.rungs import RungLLM
+
+    cheaper = settings.model_copy(
+        update={"model": settings.merge_model, "openai_model": settings.merge_model}
+    )
+    return RungLLM(session, _provider(cheaper, choice))
+
+
+def _provider(settings: Settings, choice: LLMChoice) -> LLM:
     if choice is LLMChoice.ANTHROPIC:
         from summarizer.llm.anthropic_adapter import AnthropicLLM  # the SDK costs seconds to import
 

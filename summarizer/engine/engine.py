@@ -1,6 +1,7 @@
 """One summary update, start to finish, with no I/O of its own besides the LLM port.
 
 age (as of `now`) -> pick the ladder rung -> one LLM call -> gate -> apply -> age again -> hard cap.
+Pins ride along untouched: the model never sees them, and the items get the cap less the pins' share.
 The caller (the worker) loads the summary and the batch, calls `update` with no database transaction open,
 and stores `outcome.summary` with a compare-and-swap on the version. If anything raises, nothing was
 changed: the previous summary stands.
@@ -25,6 +26,7 @@ from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.ladder import LadderConfig, UpdatePath, choose_path, visible_items
 from summarizer.engine.model import Summary, SummaryItem, as_utc, in_time_order
 from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, Operations, operations_schema
+from summarizer.engine.pins import pins_cap_share
 from summarizer.engine.ports import LLM, LLMRequest, UpdateContext
 from summarizer.engine.prompt import build_prompt
 from summarizer.engine.provenance import ForgetLog, Forgotten
@@ -125,12 +127,23 @@ class SummaryEngine:
     def render(self, summary: Summary | None, now: datetime) -> str:
         return render_summary(summary, as_utc(now))
 
+    def pins_tokens(self, summary: Summary) -> int:
+        """What the summary's pins take of the cap: their block as rendered, and one token for the rounding
+        where the block meets the items (so the whole rendering stays within the cap)."""
+        return pins_cap_share(summary.pins, self.count)
+
     def update(
-        self, summary: Summary | None, agent_id: str, batch: Sequence[EvictedExchange], now: datetime
+        self,
+        summary: Summary | None,
+        agent_id: str,
+        batch: Sequence[EvictedExchange],
+        now: datetime,
+        instructions: str | None = None,
     ) -> UpdateOutcome:
         """The next version of the summary with `batch` folded in (or its first exchanges, when the answer
-        left the last ones out: `UpdateOutcome.exchange_ids` and the watermark say which). Raises
-        AnswerRejected, LLMTransientError or LLMPermanentError, in which case the caller keeps `summary`."""
+        left the last ones out: `UpdateOutcome.exchange_ids` and the watermark say which). `instructions`
+        are the operator's words for the model. Raises AnswerRejected, LLMTransientError or
+        LLMPermanentError, in which case the caller keeps `summary`."""
         now = as_utc(now)
         base = summary or Summary.empty(agent_id)
         if base.agent_id != agent_id:
@@ -148,7 +161,9 @@ class SummaryEngine:
         aged = age_items(base.items, now)
         log_.items(aged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
         current_tokens = self.count(render_items(aged.items, now))
-        path = choose_path(current_tokens, len(live), self.config.max_tokens, self.config.ladder)
+        pin_tokens = self.pins_tokens(base)
+        items_cap = max(1, self.config.max_tokens - pin_tokens)
+        path = choose_path(current_tokens, len(live), items_cap, self.config.ladder)
 
         items: tuple[SummaryItem, ...] = aged.items
         folded_live: Sequence[EvictedExchange] = live
@@ -157,7 +172,7 @@ class SummaryEngine:
         offline = False
         if path is not UpdatePath.NONE:
             shown = visible_items(aged.items, path)
-            request = self._request(path, live, shown, current_tokens)
+            request = self._request(path, live, shown, current_tokens, instructions)
             answer = self._llm.complete(request)
             cache_read, cache_write = answer.cache_read_tokens, answer.cache_write_tokens
             llm_in, llm_out, model, offline = (
@@ -177,7 +192,7 @@ class SummaryEngine:
 
         reaged = age_items(items, now)
         log_.items(reaged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
-        capped = enforce_cap(reaged.items, now, self.config.max_tokens, self.count)
+        capped = enforce_cap(reaged.items, now, items_cap, self.count)
         self._log_cap(log_, capped, reaged.items, agent_id)
         covered = max((x.id for x in done), default=None)
         if watermark is not None and (covered is None or covered < watermark):
@@ -187,7 +202,7 @@ class SummaryEngine:
             version=base.version + 1,
             items=tuple(in_time_order(capped.items)),
             covered_through_exchange_id=covered,
-            token_count=capped.tokens_after,
+            token_count=capped.tokens_after + pin_tokens,
             updated_at=now,
         )
         return UpdateOutcome(
@@ -220,13 +235,14 @@ class SummaryEngine:
         log_ = ForgetLog()
         aged = age_items(summary.items, now)
         log_.items(aged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
-        capped = enforce_cap(aged.items, now, self.config.max_tokens, self.count)
+        pin_tokens = self.pins_tokens(summary)
+        capped = enforce_cap(aged.items, now, max(1, self.config.max_tokens - pin_tokens), self.count)
         self._log_cap(log_, capped, aged.items, summary.agent_id)
         new_summary = replace(
             summary,
             version=summary.version + 1,
             items=tuple(in_time_order(capped.items)),
-            token_count=capped.tokens_after,
+            token_count=capped.tokens_after + pin_tokens,
             updated_at=now,
             last_aged_on=today,
         )
@@ -295,7 +311,12 @@ class SummaryEngine:
         return applied.items, accounted_through(ops)
 
     def _request(
-        self, path: UpdatePath, live: Sequence[EvictedExchange], shown: Sequence[SummaryItem], current: int
+        self,
+        path: UpdatePath,
+        live: Sequence[EvictedExchange],
+        shown: Sequence[SummaryItem],
+        current: int,
+        instructions: str | None = None,
     ) -> LLMRequest:
         prompt = build_prompt(
             path,
@@ -307,6 +328,7 @@ class SummaryEngine:
             max_item_chars=self.config.item_max_chars,
             target_tokens=self.config.budget.target_tokens,
             floor_tokens=self.config.budget.floor_tokens,
+            operator_instructions=instructions,
         )
         return LLMRequest(
             system=prompt.system,

@@ -1,4 +1,8 @@
-"""The structured summary: items with a tier, a time span and provenance. Markdown is only a rendering.
+"""The structured summary: items with a tier, a time span and provenance, and pinned items kept word for
+word. Markdown is only a rendering.
+
+The `items` column holds both: the items, then one entry per pin (an entry with a `pin` key: its name).
+A pin is never shown to the model as an item, so no update, merge, aging pass or cap can change it.
 
 Datetimes are kept timezone-aware; a naive one (SQLite hands those back) is read as UTC so that ages and
 weekday labels never depend on the machine's local zone.
@@ -113,6 +117,40 @@ class SummaryItem:
         )
 
 
+NOW_PIN = "Now"
+"""The name of the pin every update refreshes with the user's latest request and open todo list."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """Text kept word for word at the head of the summary, under its name."""
+
+    name: str
+    text: str
+    pinned_at: datetime
+    pinned_by: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pinned_at", as_utc(self.pinned_at))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pin": self.name,
+            "text": self.text,
+            "pinned_at": self.pinned_at.isoformat(),
+            "pinned_by": self.pinned_by,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Pin:
+        return cls(
+            name=str(data["pin"]),
+            text=str(data["text"]),
+            pinned_at=_parse_datetime(data["pinned_at"], "pinned_at"),
+            pinned_by=str(data.get("pinned_by") or ""),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     agent_id: str
@@ -122,6 +160,8 @@ class Summary:
     token_count: int = 0
     updated_at: datetime | None = None
     last_aged_on: date | None = None
+    pins: tuple[Pin, ...] = field(default_factory=tuple)
+    """In the order they show: the "Now" pin first, then the others oldest first."""
 
     def __post_init__(self) -> None:
         if self.updated_at is not None:
@@ -136,8 +176,11 @@ class Summary:
         return replace(self, items=tuple(items))
 
     def items_to_json(self) -> list[dict[str, Any]]:
-        """The `items` column: a JSON list of item dicts."""
-        return [item.to_dict() for item in self.items]
+        """The `items` column: a JSON list of item dicts, then one dict per pin."""
+        return [item.to_dict() for item in self.items] + [pin.to_dict() for pin in self.pins]
+
+    def pin(self, name: str) -> Pin | None:
+        return next((p for p in self.pins if p.name == name), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -159,6 +202,7 @@ class Summary:
             agent_id=str(data["agent_id"]),
             version=int(data.get("version", 0)),
             items=items_from_json(data.get("items") or []),
+            pins=pins_from_json(data.get("items") or []),
             covered_through_exchange_id=None if covered is None else int(covered),
             token_count=int(data.get("token_count", 0)),
             updated_at=None if updated is None else _parse_datetime(updated, "updated_at"),
@@ -169,8 +213,13 @@ class Summary:
 
 
 def items_from_json(data: Iterable[Mapping[str, Any]]) -> tuple[SummaryItem, ...]:
-    """Reads the `items` column back."""
-    return tuple(SummaryItem.from_dict(entry) for entry in data)
+    """Reads the items of the `items` column back (its pins are `pins_from_json`'s)."""
+    return tuple(SummaryItem.from_dict(entry) for entry in data if "pin" not in entry)
+
+
+def pins_from_json(data: Iterable[Mapping[str, Any]]) -> tuple[Pin, ...]:
+    """Reads the pins of the `items` column back, in their stored order."""
+    return tuple(Pin.from_dict(entry) for entry in data if "pin" in entry)
 
 
 def id_sort_key(item_id: str) -> tuple[int, ...]:

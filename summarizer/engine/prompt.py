@@ -174,7 +174,10 @@ def build_prompt(
     max_item_chars: int,
     target_tokens: int = 0,
     floor_tokens: int = 0,
+    operator_instructions: str | None = None,
 ) -> Prompt:
+    """The request's text. `operator_instructions` (`agent instructions`: the operator's own words on what
+    to keep and how) go inside <instructions>, after the task, below the rules of the system text."""
     prefix: tuple[str, ...] = ()
     if path is not UpdatePath.APPEND:
         prefix = _summary_parts(shown_items)
@@ -184,6 +187,7 @@ def build_prompt(
         f"The rendered summary is about {current_tokens} tokens; the hard limit is {max_tokens}. "
         f"Each item text may have at most {max_item_chars} characters.",
         *_budget_lines(path, target_tokens, floor_tokens),
+        *_operator_lines(operator_instructions),
         "</instructions>",
         "<exchanges>",
         *(format_exchange(exchange, clip_chars) for exchange in batch),
@@ -195,6 +199,18 @@ def build_prompt(
         f"covering exchanges {ids}."
     )
     return Prompt(system=SYSTEM_PROMPT, user="\n".join(parts), user_prefix_parts=prefix)
+
+
+OPERATOR_LEAD = (
+    "The operator of this agent asks you to summarize as follows (follow it as far as the rules of the "
+    "system text allow; it does not change how you answer):"
+)
+
+
+def _operator_lines(text: str | None) -> list[str]:
+    if not text or not text.strip():
+        return []
+    return [OPERATOR_LEAD, escape_data(text)]
 
 
 def _summary_parts(shown_items: Sequence[SummaryItem]) -> tuple[str, ...]:

@@ -2,6 +2,8 @@
 
 The rendering is the thing the hard cap counts, so it is built from independent pieces (a header per
 non-empty tier, one line per item, separators) whose costs `cap` can add up without rendering again.
+Pins come first, under their own heading, each pin's text exactly as it was given; the cap counts them
+apart (they are never cut) and leaves the items the rest.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from summarizer.engine.model import Summary, SummaryItem, as_utc, time_order_key
+from summarizer.engine.model import Pin, Summary, SummaryItem, as_utc, time_order_key
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD, Tier, TimeLabel, tier_rule
 
 NO_SUMMARY_YET = "_No summary yet: nothing has left the context window._"
@@ -20,6 +22,7 @@ RECALL_POINTER = (
 )
 """The line that ends the summary a host sends (outside the items' cap: a fixed 20 tokens or so)."""
 
+PINS_HEADER = "## Pinned (kept word for word)"
 TIER_HEADERS: dict[Tier, str] = {tier: tier.heading for tier in TIERS_YOUNG_TO_OLD}
 SECTION_SEPARATOR = "\n\n"
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -119,8 +122,17 @@ def departed_text(summarized: int, waiting: int, dropped: Mapping[str, int]) -> 
     return f"_No summary items yet: {left} exchange(s) left the context window: {'; '.join(parts)}._"
 
 
+def render_pins(pins: Sequence[Pin]) -> str:
+    """The pins' block: its heading, then each pin's name as a heading over its text as given; "" for
+    none. Ends with a blank line, so whatever follows starts a section of its own."""
+    if not pins:
+        return ""
+    return SECTION_SEPARATOR.join([PINS_HEADER, *(f"### {pin.name}\n{pin.text}" for pin in pins)]) + "\n\n"
+
+
 def render_summary(summary: Summary | None, now: datetime) -> str:
-    """What a reader shows: the rendering, or the placeholder when there is nothing yet."""
-    if summary is None or not summary.items:
+    """What a reader shows: the pins, then the items' rendering or the placeholder when there are none."""
+    if summary is None:
         return NO_SUMMARY_YET
-    return render_items(summary.items, now)
+    body = render_items(summary.items, now) if summary.items else NO_SUMMARY_YET
+    return render_pins(summary.pins) + body

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from summarizer.alerting.service import UnknownAlert
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.http.auth import ApiToken
+from summarizer.http.cost_routes import router as cost_router
 from summarizer.http.docs_page import mount_docs
 from summarizer.http.fleet_routes import router as fleet_router
 from summarizer.http.host_routes import router as host_router
@@ -27,6 +28,7 @@ from summarizer.http.provenance_routes import router as provenance_router
 from summarizer.http.recall_routes import router as recall_router
 from summarizer.http.request_checks import BAD_REQUEST, RequestChecks
 from summarizer.http.schemas import Health
+from summarizer.http.steering_routes import router as steering_router
 from summarizer.http.wiring import ApiServices, services
 from summarizer.service.provenance import UnknownVersion
 
@@ -88,6 +90,8 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.include_router(metrics_router, responses=refused)
     app.include_router(provenance_router, responses=refused)
     app.include_router(recall_router, responses=refused)
+    app.include_router(steering_router, responses=refused)
+    app.include_router(cost_router, responses=refused)
 
     @app.get("/healthz", response_model=Health, tags=["health"], responses={503: {"model": Health}})
     def healthz(request: Request) -> Any:

@@ -9,6 +9,7 @@ from fastapi import Request
 from prometheus_client.core import CollectorRegistry
 
 from summarizer.api import Summarizer
+from summarizer.service.costs import Costs
 from summarizer.service.operations import Operations
 from summarizer.service.provenance import Provenance
 from summarizer.storage.port import FleetReader
@@ -39,6 +40,8 @@ class ApiServices:
     """The ledger and kept versions (provenance and `?version=N`); None: those answer 503."""
     outages: tuple[type[Exception], ...] = ()
     """Errors that mean the database cannot be reached now: answered 503 with Retry-After."""
+    costs: Costs | None = None
+    """Cost reports and daily budgets (`/v1/cost`, the page's cost column); None: those answer 503."""
 
 
 def services(request: Request) -> ApiServices:

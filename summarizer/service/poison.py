@@ -65,15 +65,16 @@ def fold(
     *,
     split_rejections: bool,
     fallback: SummaryEngine | None = None,
+    instructions: str | None = None,
 ) -> Folded:
     """`engine.update` over `batch`, halving it on an unusable (or, with `split_rejections`, a rejected)
     answer; a single exchange the model cannot fold is folded by `fallback` (the offline summarizer) when
-    given. Other errors propagate for the retry policy."""
+    given (it does not follow the operator's `instructions`). Other errors propagate for the retry policy."""
     exchanges = tuple(batch)
     spent = [0, 0]
     while True:
         try:
-            outcome = engine.update(summary, agent_id, exchanges, now)
+            outcome = engine.update(summary, agent_id, exchanges, now, instructions)
             done = _accounted(exchanges, outcome)
             return Folded(done, outcome, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
         except AnswerUnusable as exc:

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
-from summarizer.engine.model import Summary, SummaryItem
+from summarizer.engine.model import Pin, Summary, SummaryItem
 from summarizer.engine.provenance import Forgotten, cited_exchanges
 from summarizer.engine.render import departed_text
 from summarizer.service.ledger import DROPPED, SUMMARIZED, WAITING, LedgerEntry, aged_out, ledger_entries
@@ -30,6 +30,10 @@ class VersionDiff:
     removed: tuple[SummaryItem, ...]
     merged: tuple[tuple[tuple[str, ...], SummaryItem], ...]
     """(the ids of the older version's items, the newer item that cites all their exchanges)."""
+    pinned: tuple[Pin, ...] = ()
+    """Pins of the newer version that the older one lacks, or holds with another text."""
+    unpinned: tuple[Pin, ...] = ()
+    """Pins of the older version that the newer one lacks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +56,14 @@ def diff_items(old: Summary, new: Summary) -> VersionDiff:
             merged.append((tuple(g.id for g in sources), item))
             used.update(g.id for g in sources)
     merged_into = {item.id for _, item in merged}
+    old_pins = {(p.name, p.text) for p in old.pins}
+    new_names = {p.name for p in new.pins}
     return VersionDiff(
         added=tuple(i for i in fresh if i.id not in merged_into),
         removed=tuple(g for g in gone if g.id not in used),
         merged=tuple(merged),
+        pinned=tuple(p for p in new.pins if (p.name, p.text) not in old_pins),
+        unpinned=tuple(p for p in old.pins if p.name not in new_names),
     )
 
 
@@ -113,7 +121,7 @@ class Provenance:
         return diff_items(self.version(agent_id, older).summary, self.version(agent_id, newer).summary)
 
     def rollback(self, agent_id: str, to_version: int) -> Summary:
-        """Make version `to_version`'s items current as a new version (compare-and-swap on the current
+        """Make version `to_version`'s items and pins current as a new version (compare-and-swap on the current
         one); exchanges the current summary cites and the old one does not are recorded as dropped with
         the reason `rollback`. Raises `StaleSummary` if an update committed meanwhile."""
         kept = self.version(agent_id, to_version)
@@ -129,6 +137,7 @@ class Provenance:
             token_count=kept.summary.token_count,
             updated_at=now,
             last_aged_on=None,
+            pins=kept.summary.pins,
         )
         lost = sorted(cited_exchanges(current.items) - cited_exchanges(new.items))
         drops = (

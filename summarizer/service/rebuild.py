@@ -37,7 +37,8 @@ def rebuild(
     """Rebuild and swap in; returns the new summary. Raises what the engine or the commit raises."""
     current = state.summary
     covered = (current.covered_through_exchange_id if current else None) or 0
-    built: Summary | None = None
+    # The rebuild starts from the pins alone, so its items are capped against them as an update's are.
+    built: Summary | None = replace(Summary.empty(claim.agent_id), pins=current.pins) if current else None
     last_reason: dict[int, Forgotten] = {}
     after = 0
     while after < covered:
@@ -50,7 +51,15 @@ def rebuild(
         ).exchanges
         if not batch:
             break
-        folded = fold(engine, built, claim.agent_id, batch, clock(), split_rejections=True)
+        folded = fold(
+            engine,
+            built,
+            claim.agent_id,
+            batch,
+            clock(),
+            split_rejections=True,
+            instructions=state.instructions,
+        )
         if folded.outcome is not None:
             built = folded.outcome.summary
             records: tuple[Forgotten, ...] = folded.outcome.forgotten
@@ -75,6 +84,7 @@ def rebuild(
         token_count=built.token_count if built else 0,
         updated_at=now,
         last_aged_on=None,
+        pins=current.pins if current else (),
     )
     cited = cited_exchanges(items)
     known = cited_exchanges(current.items) if current else set()

@@ -34,6 +34,10 @@ class WorkerConfig:
     follow_on_seconds: float = 1.0
     """How long one task may go on with the same agent's next full batch before handing it to the broker."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    now_item: str = "auto"
+    """The "Now" pin for agents that set nothing: auto (when the log holds a todo list), on, off."""
+    pins_max_share: float = 0.25
+    """The share of the summary cap the pins may take (the "Now" pin gets what the others leave)."""
     worker_name: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
 

@@ -51,4 +51,5 @@ def run_record(
         summary_tokens=update.summary_tokens,
         truncated=update.truncated,
         tokens_before_cap=update.tokens_before_cap,
+        model=update.llm_model or None,
     )

@@ -31,15 +31,19 @@ from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.queue_states import PENDING
 from summarizer.engine.engine import SummaryEngine
 from summarizer.engine.model import Summary
+from summarizer.engine.pins import PinLimits
 from summarizer.service.aging import Aging, AgingPage
 from summarizer.service.breaker import Gate, ProviderBreaker
+from summarizer.service.cost_budgets import BudgetVerdict, CostBudgets
 from summarizer.service.failures import Failures, log_alert_raised
 from summarizer.service.model_routing import DEGRADED_PATH, ROUTED_PATH, ModelRouting, routing_alert
+from summarizer.service.now_pin import now_pin_text, now_wanted, refresh_now, state_choice
 from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
 from summarizer.service.rebuild import rebuild
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
 from summarizer.service.runs import run_record
 from summarizer.service.sweeps import Sweeps
+from summarizer.storage.cost_port import BUDGET_PATH
 from summarizer.storage.port import (
     LEASE_EXPIRED_ERROR,
     MODEL_DEGRADED,
@@ -67,6 +71,8 @@ class Batch:
     summary: Summary | None
     exchanges: tuple[EvictedExchange, ...]
     ready: bool
+    instructions: str | None = None
+    """The operator's summary instructions for the agent (the model reads them; the offline one not)."""
 
 
 class UpdateService:
@@ -81,9 +87,12 @@ class UpdateService:
         breaker: ProviderBreaker | None = None,
         fallback: SummaryEngine | None = None,
         routing: ModelRouting | None = None,
+        budgets: CostBudgets | None = None,
     ) -> None:
         self.store = store
         self.fallback = fallback
+        self.budgets = budgets if fallback is not None else None
+        """Daily cost budgets (cost_budgets.py): a spent one sends the agent's updates offline."""
         self.routing = routing if fallback is not None else None
         """The per-agent model breaker (model_routing.py); None: every update asks the model first."""
         """Folds what the model cannot, after the poison split (the offline summarizer); None: the
@@ -137,12 +146,25 @@ class UpdateService:
             return self._rebuild(claim, state, started)
         try:
             batch = self._read_batch(claim.agent_id, state, started)
+            if batch.ready:
+                batch = self._steered(claim.agent_id, state, batch)
         except Exception as exc:  # a row the code cannot take, or a failing read: a failure like any other
             return self.failures.fail(claim, started, exc, None, ())
         if not batch.ready:
             row_state = self.store.finish_idle(claim, self._clock())
             return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
         return self._process(claim, started, batch, gate)
+
+    def _steered(self, agent_id: str, state: AgentState | None, batch: Batch) -> Batch:
+        """The batch with the operator's instructions and its summary's "Now" pin refreshed from the log."""
+        instructions, choice = state_choice(state)
+        mode = self.config.now_item
+        text = (
+            now_pin_text(mode, choice, self.store.latest_task(agent_id)) if now_wanted(mode, choice) else None
+        )
+        limits = PinLimits(self.engine.config.max_tokens, self.config.pins_max_share)
+        summary = refresh_now(batch.summary, agent_id, text, self._clock(), self.engine.count, limits)
+        return replace(batch, summary=summary, instructions=instructions)
 
     def _rebuild(self, claim: Claim, state: AgentState, started: datetime) -> RunResult:
         try:
@@ -182,8 +204,9 @@ class UpdateService:
     def _process(self, claim: Claim, started: datetime, batch: Batch, gate: Gate = Gate.GO) -> RunResult:
         recent = self.store.recent_runs(claim.agent_id, self.routing.lookback) if self.routing else []
         until = self.routing.routed_until(recent) if self.routing is not None and gate is Gate.GO else None
+        spent = self.budgets.check(claim.agent_id, self._clock()) if self.budgets is not None else None
         try:
-            if until is not None and self._clock() < until and self.fallback is not None:
+            if (spent or (until is not None and self._clock() < until)) and self.fallback is not None:
                 folded = fold(
                     self.fallback,
                     batch.summary,
@@ -192,9 +215,12 @@ class UpdateService:
                     self._clock(),
                     split_rejections=True,
                 )
-                folded = replace(
-                    folded, degraded=f"the model is routed around until {until.isoformat()}", routed=True
+                why = (
+                    spent.reason
+                    if spent
+                    else f"the model is routed around until {until and until.isoformat()}"
                 )
+                folded = replace(folded, degraded=why, routed=True)
             else:
                 folded = fold(
                     self.engine,
@@ -204,6 +230,7 @@ class UpdateService:
                     self._clock(),
                     split_rejections=claim.consecutive_failures > 0,
                     fallback=self.fallback,
+                    instructions=batch.instructions,
                 )
         except Exception as exc:
             retry_at = self.breaker.failed(exc, gate) if self.breaker is not None else None
@@ -212,8 +239,10 @@ class UpdateService:
             return self.failures.fail(claim, started, exc, batch.summary, batch.exchanges)
         if self.breaker is not None:
             self.breaker.succeeded(gate)
+        if batch.instructions and folded.outcome is not None and folded.outcome.offline:
+            log.info("update.instructions_not_followed", reason="the offline summarizer does not read them")
         try:
-            return self._commit(claim, started, batch.summary, folded, recent)
+            return self._commit(claim, started, batch.summary, folded, recent, spent)
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -255,6 +284,7 @@ class UpdateService:
         summary: Summary | None,
         folded: Folded,
         recent: list[RecentRun] | None = None,
+        spent: BudgetVerdict | None = None,
     ) -> RunResult:
         from_version = summary.version if summary else 0
         finished = self._clock()
@@ -275,13 +305,17 @@ class UpdateService:
             llm_input_tokens=run.llm_input_tokens + folded.unusable_input_tokens,
             llm_output_tokens=run.llm_output_tokens + folded.unusable_output_tokens,
         )
+        if folded.unusable_input_tokens and outcome is not None and outcome.offline:
+            run = replace(run, model=None)  # the refused answers' model is unknown: not priced as offline
         alert, resolve, recent = None, None, recent or []
         if outcome is not None and folded.degraded is not None:
             new = outcome.summary
-            path = ROUTED_PATH if folded.routed else DEGRADED_PATH
+            path = BUDGET_PATH if spent else ROUTED_PATH if folded.routed else DEGRADED_PATH
             made = VersionWrite("update", outcome.forgotten, path, self.config.worker_name)
             run = replace(run, path=path, error=f"folded offline: {folded.degraded}"[:2000])
-            if self.routing is not None and self.routing.opens_now(recent):
+            if spent is not None:
+                alert = spent.alert
+            elif self.routing is not None and self.routing.opens_now(recent):
                 alert = routing_alert(claim.agent_id, self.routing, folded.degraded)
         elif outcome is not None:
             new = outcome.summary
@@ -349,6 +383,8 @@ class UpdateService:
         return self.aging.age_all()
 
     def age_page(self, after: str = "") -> AgingPage:
+        if self.budgets is not None and not after:  # each sweep's first page: yesterday's alerts end
+            self.budgets.turn_day(self._clock())
         return self.aging.page(after)
 
     def age(self, now: datetime | None = None, agent_id: str | None = None) -> AgingReport:

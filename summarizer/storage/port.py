@@ -7,10 +7,9 @@ backend is free to run it the cheapest way its database allows: the SQL backend 
 PostgreSQL's one-statement claim-and-read and commit through `PostgresDatabase.run_hot`, and the in-memory fake
 (`summarizer/testing/memory_store.py`) runs the same contract in a dict for unit tests.
 
-Methods take and return plain values (the engine's `Summary`, `Claim`, `RunRecord`, `UpdateCommit`):
-never a connection, so no service can spread a transaction over calls it does not see. Where several
-writes must be atomic (a failure's row change, run record and alert; an update's commit), the whole set
-travels as one argument and one method writes it all or nothing.
+Methods take and return plain values (`Summary`, `Claim`, `RunRecord`, `UpdateCommit`), never a
+connection. Writes that must be atomic (a failure's row change, run record and alert; an update's
+commit) travel as one argument and one method writes them all or nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ from summarizer.storage.values import (
     SUMMARY_UPDATES_FAILING,
     AgentRow,
     AgentState,
+    AgentSteering,
     AlertDraft,
     Bucket,
     Claim,
@@ -42,6 +42,7 @@ from summarizer.storage.values import (
     EvictedBatch,
     IngestReport,
     KeptVersion,
+    LatestTask,
     LostClaim,
     MetricFigures,
     ProvenanceFacts,
@@ -63,6 +64,7 @@ __all__ = [
     "SUMMARY_UPDATES_FAILING",
     "AgentRow",
     "AgentState",
+    "AgentSteering",
     "AlertDraft",
     "AlertRecord",
     "AlertStore",
@@ -77,6 +79,7 @@ __all__ = [
     "HistoryView",
     "IngestReport",
     "KeptVersion",
+    "LatestTask",
     "LostClaim",
     "MetricFigures",
     "MetricsReader",
@@ -90,6 +93,7 @@ __all__ = [
     "Rescued",
     "RunRecord",
     "StaleSummary",
+    "SteeringStore",
     "UpdateCommit",
     "UpdateStats",
     "UpdateStore",
@@ -125,6 +129,8 @@ class UpdateStore(Protocol):
     def release(self, claim: Claim, now: datetime, reason: str) -> bool:
         """Give the row back, pending and due now (a stale result)."""
         ...
+
+    def latest_task(self, agent_id: str) -> LatestTask: ...  # the "Now" pin's messages, window included
 
     def recent_runs(self, agent_id: str, limit: int) -> list[RecentRun]:
         """The agent's latest `limit` runs, newest first (the per-agent model breaker reads them)."""
@@ -231,6 +237,13 @@ class ProvenanceStore(Protocol):
         """Ask for the summary to be rebuilt by the next update and arm the queue row; the row's previous
         state (as `requeue`), None for an unknown agent."""
         ...
+
+
+class SteeringStore(ProvenanceStore, Protocol):
+    """Pins (versions via `swap_summary`), instructions, the "Now" pin's switch (False: unknown agent)."""
+
+    def steering(self, agent_id: str) -> AgentSteering | None: ...
+    def set_steering(self, agent_id: str, *, instructions: str | None, now_item: bool | None) -> bool: ...
 
 
 class OperatorStore(ProvenanceStore, Protocol):

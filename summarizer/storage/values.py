@@ -53,6 +53,27 @@ class AgentState:
     summary: Summary | None
     rebuild_requested_at: datetime | None = None
     """`resummarize` asked for the summary to be rebuilt from the stored history."""
+    instructions: str | None = None
+    """The operator's summary instructions for this agent (`agent instructions`)."""
+    now_item: bool | None = None
+    """The agent's own choice for the "Now" pin (None: the setting decides)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSteering:
+    """What an operator set to steer an agent's summary."""
+
+    instructions: str | None
+    now_item: bool | None
+    """On or off for this agent; None follows SUMMARIZER_NOW_ITEM."""
+
+
+@dataclass(frozen=True, slots=True)
+class LatestTask:
+    """The newest user message and the newest todo-list tool call the agent's log holds (window included)."""
+
+    request: StoredMessage | None
+    todos: StoredMessage | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +193,8 @@ class RunRecord:
     truncated: bool = False
     tokens_before_cap: int | None = None
     error: str | None = None
+    model: str | None = None
+    """The model that answered the update's calls (the offline summarizer's name when it folded)."""
 
     @property
     def duration_ms(self) -> int:

@@ -17,6 +17,8 @@ class MemoryAgent:
     unsummarized: int = 0
     unsummarized_since: datetime | None = None
     rebuild_requested_at: datetime | None = None
+    instructions: str | None = None
+    now_item: bool | None = None
 
 
 @dataclass(slots=True)

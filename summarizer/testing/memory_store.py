@@ -138,6 +138,8 @@ class InMemoryUpdateStore(MemoryVersions):
                 agent.unsummarized_since,
                 self._s.summaries.get(name),
                 agent.rebuild_requested_at,
+                agent.instructions,
+                agent.now_item,
             )
             return claim, state
 

@@ -6,11 +6,16 @@ import copy
 import threading
 from datetime import datetime
 
+from summarizer.domain.kinds import Kind
+from summarizer.domain.messages import StoredMessage
 from summarizer.engine.model import Summary
+from summarizer.engine.now_item import TODO_TOOLS
 from summarizer.storage.port import (
+    AgentSteering,
     Claim,
     DropRecord,
     KeptVersion,
+    LatestTask,
     LostClaim,
     ProvenanceFacts,
     StaleSummary,
@@ -67,6 +72,30 @@ class MemoryVersions:
                 return None
             agent.rebuild_requested_at = now
         return self.requeue(agent_id, now)
+
+    # ----- steering (the fake holds evicted exchanges only: the "Now" pin reads their messages) -------
+    def steering(self, agent_id: str) -> AgentSteering | None:
+        with self._lock:
+            agent = self._s.agents.get(agent_id)
+            return None if agent is None else AgentSteering(agent.instructions, agent.now_item)
+
+    def set_steering(self, agent_id: str, *, instructions: str | None, now_item: bool | None) -> bool:
+        with self._lock:
+            agent = self._s.agents.get(agent_id)
+            if agent is None:
+                return False
+            agent.instructions, agent.now_item = instructions, now_item
+            return True
+
+    def latest_task(self, agent_id: str) -> LatestTask:
+        with self._lock:
+            held = sorted(self._s.exchanges.get(agent_id, []), key=lambda x: x.exchange.id)
+            newest_first: list[StoredMessage] = [
+                m for x in reversed(held) for m in sorted(x.exchange.messages, key=lambda m: -m.seq)
+            ]
+        request = next((m for m in newest_first if m.kind is Kind.USER), None)
+        todos = next((m for m in newest_first if m.kind is Kind.TOOL_CALL and m.name in TODO_TOOLS), None)
+        return LatestTask(request, todos)
 
     # The store itself provides these (declared here for the type checker).
     def requeue(self, agent_id: str, now: datetime) -> str | None:

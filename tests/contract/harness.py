@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 
 from summarizer.composition import build_sql_store
 from summarizer.domain.messages import EvictedExchange
-from summarizer.storage.port import ProvenanceStore, UpdateStore
+from summarizer.storage.port import SteeringStore, UpdateStore
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.queue_upsert import arm_queue_row
 from summarizer.storage.sql.schema import agents, alerts, exchanges, messages, summary_runs
@@ -22,7 +22,7 @@ from summarizer.storage.values import RunRecord
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryRow
 
 
-class ContractStore(UpdateStore, ProvenanceStore, Protocol):
+class ContractStore(UpdateStore, SteeringStore, Protocol):
     """A backend under contract: the port, plus seeding and inspection (the in-memory fake has these
     natively; the SQL backends get them from `SqlInspection`)."""
 

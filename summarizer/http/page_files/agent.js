@@ -23,8 +23,9 @@ async function showAgent(id) {
   showOnly("agent");
   $("agent-title").textContent = id;
   const base = `/v1/agents/${id.split("/").map(encodeURIComponent).join("/")}`;
-  const [summary, history, context, provenance] = await Promise.all([
+  const [summary, history, context, provenance, steering] = await Promise.all([
     api(`${base}/summary`), api(`${base}/history`), api(`${base}/context`), optional(`${base}/provenance`),
+    optional(`${base}/instructions`),
   ]);
   const exchanges = new Map(history.exchanges.map((e) => [e.id, e]));
   const evicted = history.exchanges.filter((e) => e.state === "evicted").length;
@@ -32,7 +33,10 @@ async function showAgent(id) {
     stat("Summary version", summary.version ?? "none yet", summary.updated_at ? `updated ${when(summary.updated_at)}` : ""),
     stat("Summary tokens", `${num(summary.token_count)} / ${num(summary.max_tokens)}`, meter(summary.token_count / summary.max_tokens)),
     stat("Window tokens", `${num(history.window_tokens)} / ${num(history.budget_tokens) || "∞"}`, `${plural(history.exchanges.length - evicted, "exchange")} in the window`),
-    stat("Evicted exchanges", evicted, summary.covered_through_exchange_id ? `summarized through #${summary.covered_through_exchange_id}` : "none summarized yet"));
+    stat("Evicted exchanges", evicted, summary.covered_through_exchange_id ? `summarized through #${summary.covered_through_exchange_id}` : "none summarized yet"),
+    stat("Pins", (summary.pins || []).length, (summary.pins || []).map((p) => p.name).join(", ") || "none"),
+    stat("Summary instructions", steering.ok && steering.body.instructions ? "set" : "none",
+      steering.ok && steering.body.instructions ? steering.body.instructions : ""));
   drawTiers(summary, exchanges, base);
   drawWindow(context);
   drawProvenance(provenance, exchanges);

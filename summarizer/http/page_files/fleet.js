@@ -109,6 +109,23 @@ async function ackAlert(id) {
   await loadAlerts();
 }
 
+// Each agent's model spend over the chart's window, by agent (an unscoped token only; null otherwise).
+async function agentSpend() {
+  if (!operator) return null;
+  try {
+    const report = await api(`/v1/cost?since=${range.since}&by=agent`);
+    return new Map(report.lines.map((line) => [line.key, line.usd]));
+  } catch (error) {
+    return null;
+  }
+}
+
+// An exact decimal USD string, shown to the hundredth of a cent.
+function usd(text) {
+  const value = Number(text);
+  return value > 0 && value < 0.0001 ? "<$0.0001" : `$${value.toFixed(4)}`;
+}
+
 function agentHref(id) {
   return `#/agent/${encodeURIComponent(id)}`;
 }
@@ -118,7 +135,7 @@ async function loadAgents(fresh) {
   const params = new URLSearchParams({ limit: "50" });
   if (agentPage.q) params.set("q", agentPage.q);
   if (agentPage.after) params.set("after", agentPage.after);
-  const rows = await api(`/v1/agents?${params}`);
+  const [rows, spend] = await Promise.all([api(`/v1/agents?${params}`), agentSpend()]);
   const body = fresh ? el("tbody", {}) : $("agents").querySelector("tbody");
   for (const a of rows) {
     body.append(el("tr", {},
@@ -128,6 +145,8 @@ async function loadAgents(fresh) {
       el("td", { class: "num" }, num(a.summary_tokens) ?? "—"),
       el("td", { class: "num" }, num(a.window_tokens)),
       el("td", { class: "num" }, num(a.unsummarized_exchanges)),
+      el("td", { class: "num", title: "model spend: recorded tokens x list prices" },
+        spend === null ? "—" : usd(spend.get(a.agent_id) ?? "0")),
       el("td", {}, when(a.last_message_at))));
   }
   agentPage.after = rows.length ? rows[rows.length - 1].agent_id : agentPage.after;
@@ -136,7 +155,7 @@ async function loadAgents(fresh) {
     : null;
   if (fresh) {
     const head = el("thead", {}, el("tr", {}, ["Agent", "Queue", "Version", "Summary tokens", "Window tokens",
-      "Waiting exchanges", "Last message"].map((h) => el("th", {}, h))));
+      "Waiting exchanges", `Cost (${range.since})`, "Last message"].map((h) => el("th", {}, h))));
     const empty = rows.length ? null : el("p", { class: "muted" }, agentPage.q ? "No agent matches." : "No agents yet.");
     fill("agents", el("table", {}, head, body), empty, el("div", { id: "agents-more" }, more));
   } else {

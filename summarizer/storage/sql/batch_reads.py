@@ -27,6 +27,8 @@ STATE_COLUMNS = (
     agents.c.window_start,
     agents.c.unsummarized_since,
     agents.c.rebuild_requested_at,
+    agents.c.summary_instructions,
+    agents.c.now_item,
     summaries.c.version,
     summaries.c["items"],
     summaries.c.token_count,
@@ -50,7 +52,14 @@ def read_agent_state(conn: Connection, agent_id: str) -> AgentState | None:
 def agent_state_from_row(agent_id: str, row: Any) -> AgentState:
     """The agent's state from a row holding `STATE_COLUMNS`."""
     summary = summary_from_row(agent_id, row) if row.version is not None else None
-    return AgentState(row.window_start, row.unsummarized_since, summary, row.rebuild_requested_at)
+    return AgentState(
+        row.window_start,
+        row.unsummarized_since,
+        summary,
+        row.rebuild_requested_at,
+        row.summary_instructions,
+        row.now_item,
+    )
 
 
 def _batch_statement() -> Any:

@@ -20,7 +20,7 @@ from summarizer.storage.sql.database import Database
 if TYPE_CHECKING:
     from alembic.config import Config
 
-SCHEMA_HEAD = "0015"
+SCHEMA_HEAD = "0017"
 """The newest migration's revision (tests/integration/test_migrations.py checks it against migrations/)."""
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]

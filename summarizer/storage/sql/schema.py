@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Date,
@@ -55,8 +56,18 @@ agents = Table(
         nullable=True,
         comment="set by `resummarize`: the next update rebuilds the summary from the stored history",
     ),
+    # Steering (migration 0016): the operator's words added to what the model is asked, and the agent's
+    # own choice for the "Now" pin (NULL: SUMMARIZER_NOW_ITEM decides). Pins live in `summaries.items`.
+    Column("summary_instructions", Text, nullable=True),
+    Column("now_item", Boolean, nullable=True),
+    # Cost (migration 0017): the agent's own daily budget in micro-dollars (NULL: the default setting).
+    Column("cost_budget_micros", BigInteger, nullable=True),
     Index(None, "unsummarized_since"),
 )
+
+TODO_CALLS = "kind = 'tool_call' AND name IN ('TodoWrite', 'update_plan', 'write_todos')"
+"""The todo-list tool calls the "Now" pin reads (engine/now_item.py's TODO_TOOLS), as the predicate of their
+partial index (migration 0016) and of the lookup that uses it (storage/sql/steering.py)."""
 
 messages = Table(
     "messages",
@@ -76,6 +87,14 @@ messages = Table(
     Column("host_id", String(200), nullable=True),
     UniqueConstraint("agent_id", "host_id"),
     Index(None, "agent_id", "exchange_id"),
+    # The newest todo-list call of an agent in one index probe, however long its log (the "Now" pin).
+    Index(
+        "ix_messages_todo_calls",
+        "agent_id",
+        "seq",
+        postgresql_where=text(TODO_CALLS),
+        sqlite_where=text(TODO_CALLS),
+    ),
     # Whether a message is in the window is not stored here: it is (exchange_id IS NULL or exchange_id >=
     # agents.window_start), and when it left is its exchange's evicted_at. Eviction writes no message row.
 )
@@ -161,6 +180,7 @@ summary_runs = Table(
     Column("tokens_before_cap", Integer, nullable=True),
     Column("outcome", String(20), nullable=False),
     Column("error", RedactedText(), nullable=True),
+    Column("model", String(200), nullable=True, comment="the model that answered (NULL: before 0017)"),
     Index(None, "finished_at"),
     Index(None, "agent_id", "finished_at"),
 )

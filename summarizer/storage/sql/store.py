@@ -17,15 +17,17 @@ from typing import Generic, TypeVar
 
 from summarizer.engine.model import Summary
 from summarizer.storage.port import AlertDraft, ParkedRun
-from summarizer.storage.sql import alerts, queue, queue_sweeps, reading, stats, summaries, versions
+from summarizer.storage.sql import alerts, queue, queue_sweeps, reading, stats, steering, summaries, versions
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.stats import UpdateStats
 from summarizer.storage.values import (
     AgentState,
+    AgentSteering,
     Claim,
     Committed,
     EvictedBatch,
     KeptVersion,
+    LatestTask,
     LostClaim,
     ProvenanceFacts,
     QueueRow,
@@ -158,6 +160,19 @@ class SqlStore(ABC, Generic[DB]):
     def load_summaries(self, agent_ids: Sequence[str]) -> list[Summary]:
         with self.db.read() as conn:
             return reading.load_summaries(conn, agent_ids)
+
+    # ----- steering: instructions, the "Now" pin (pins themselves go through swap_summary) ---------
+    def steering(self, agent_id: str) -> AgentSteering | None:
+        with self.db.read() as conn:
+            return steering.load_steering(conn, agent_id)
+
+    def set_steering(self, agent_id: str, *, instructions: str | None, now_item: bool | None) -> bool:
+        with self.db.write() as conn:
+            return steering.store_steering(conn, agent_id, instructions, now_item)
+
+    def latest_task(self, agent_id: str) -> LatestTask:
+        with self.db.read() as conn:
+            return steering.latest_task(conn, agent_id)
 
     def swap_summaries(self, swaps: Sequence[tuple[Summary, int, VersionWrite]]) -> list[str]:
         kept: list[tuple[Summary, VersionWrite]] = []

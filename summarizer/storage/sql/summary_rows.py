@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarizer.engine.model import Summary, items_from_json
+from summarizer.engine.model import Summary, items_from_json, pins_from_json
 
 
 def summary_from_row(agent_id: str, row: Any) -> Summary:
@@ -22,11 +22,13 @@ def summary_from_row(agent_id: str, row: Any) -> Summary:
         token_count=row.token_count,
         updated_at=row.updated_at,
         last_aged_on=row.last_aged_on,
+        pins=pins_from_json(row.items),
     )
 
 
 def summary_values(summary: Summary) -> dict[str, Any]:
-    """The `summaries` columns of a summary about to be stored (it must carry its `updated_at`)."""
+    """The `summaries` columns of a summary about to be stored (it must carry its `updated_at`); its pins
+    travel in the `items` column, after the items."""
     if summary.updated_at is None:
         raise ValueError(f"summary of {summary.agent_id!r} v{summary.version} has no updated_at")
     return {

@@ -25,7 +25,7 @@ from sqlalchemy import (
     update,
 )
 
-from summarizer.engine.model import Summary, items_from_json
+from summarizer.engine.model import Summary, items_from_json, pins_from_json
 from summarizer.engine.provenance import Forgotten
 from summarizer.storage.sql.schema import agents, exchange_drops, summary_versions
 from summarizer.storage.sql.summaries import SUMMARY_VALUE_PARAMS, swap_params
@@ -119,6 +119,7 @@ def _kept(agent_id: str, row: Any) -> KeptVersion:
         covered_through_exchange_id=row.covered_through_exchange_id,
         token_count=row.token_count,
         updated_at=row.created_at,
+        pins=pins_from_json(row.items),
     )
     return KeptVersion(summary, row.made_by, row.run_path, row.created_at)
 
