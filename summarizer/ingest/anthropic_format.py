@@ -110,8 +110,9 @@ def indexed_blocks(
     return blocks
 
 
-def _joined_text(blocks: list[_Block], field: str, *, placeholders: bool) -> str:
-    """Text blocks joined with newlines; images and documents leave a placeholder where allowed."""
+def _joined_text(blocks: list[_Block], field: str, *, placeholders: bool, separator: str = "\n") -> str:
+    """Text blocks joined with newlines (or `separator`); images and documents leave a placeholder where
+    allowed."""
     parts = []
     for label, kind, block in blocks:
         if kind == "text":
@@ -120,7 +121,7 @@ def _joined_text(blocks: list[_Block], field: str, *, placeholders: bool) -> str
             parts.append(_placeholder(kind, block))
         elif kind not in _SKIPPED:
             raise Problem(f"{label}: a {kind} block is not allowed in {field}")
-    return "\n".join(parts)
+    return separator.join(parts)
 
 
 def _placeholder(kind: str, block: Mapping[str, Any]) -> str:
@@ -133,7 +134,11 @@ def _assistant(blocks: list[_Block]) -> list[Draft]:
     calls the host must run."""
     drafts = [_server_tool(label, kind, block) for label, kind, block in blocks if kind in SERVER_TOOL_BLOCKS]
     text_blocks = [b for b in blocks if b[1] != "tool_use" and b[1] not in SERVER_TOOL_BLOCKS]
-    text = _joined_text(text_blocks, "an assistant message", placeholders=True)
+    # An answer that cites sources comes split around each cited passage, mid-sentence: one text, back to back.
+    cited = any(kind == "text" and block.get("citations") for _, kind, block in text_blocks)
+    text = _joined_text(
+        text_blocks, "an assistant message", placeholders=True, separator="" if cited else "\n"
+    )
     if text:
         drafts.append(Draft(Kind.ASSISTANT, text))
     for label, _, block in (b for b in blocks if b[1] == "tool_use"):

@@ -13,11 +13,23 @@ How each count was read from the file (by hand and with a JSON viewer, not with 
   each `toolCalls` entry (a call and its result).
 - opencode: non-synthetic text parts of user and assistant messages, and `tool` parts.
 - swe-agent: system prompt and demonstrations, the issue, each action (call) and its observation; the
-  older layout's last action (`submit`) has no observation.
+  older layout's last action (`submit`) has no observation. `function_calling_simple` holds only its `history` (no
+  `trajectory`): the system prompt, the issue, five `tool_calls` and the five `tool` messages naming them.
 - openhands: user messages, the agent's messages and its `finish`, each tool-call action's thought and
   call, and the observation answering it.
 - cline, responses, sharegpt: the messages, tool calls and results each file's README describes.
 - tau-bench: the `kind` of each line.
+- the Claude Code 2.x sessions (read with a throwaway script over the raw lines, and by eye): bookkeeping
+  lines (`file-history-snapshot`, `summary`, `queue-operation`, `progress`, `system`) and `isMeta` lines
+  left out; each `tool_use` block a call and each `tool_result` block a result (all ids paired); assistant
+  lines with text are one reply per line; a user line of plain text is a prompt, except the interrupt note
+  (a mark), `/clear` (a clear) and `<local-command-stdout>` (a command). No prompt names as its parent a
+  line of the file other than the one before it, so none is a rewind.
+- the Codex VS Code rollout: the `<environment_context>` user item is system, the two user items each
+  followed by their `user_message` event are the prompts, sixteen function_call / function_call_output
+  pairs, two assistant messages.
+- the Anthropic response: its `server_tool_use` and `web_search_tool_result` blocks (tool activity) and
+  one reply from its text blocks; thinking left out.
 """
 
 from __future__ import annotations
@@ -43,6 +55,30 @@ CORPUS: list[tuple[str, str, dict[Kind, int], int, int]] = [
         0,
     ),
     ("claude_code/sidechain_integrated.jsonl", "claude-code", {C: 1, R: 1, A: 1}, 0, 0),
+    ("claude_code/snapshot_first_parallel_calls.jsonl", "claude-code", {U: 1, A: 3, C: 4, R: 4}, 1, 0),
+    ("claude_code/summary_first_parallel_calls.jsonl", "claude-code", {U: 2, A: 4, C: 5, R: 5}, 2, 0),
+    ("claude_code/queue_operation_first.jsonl", "claude-code", {U: 1, A: 1, C: 1, R: 1}, 1, 0),
+    (
+        "claude_code/interrupted_for_tool_use.jsonl",
+        "claude-code",
+        {U: 4, A: 5, C: 7, R: 7, Kind.MARK: 1},
+        4,
+        0,
+    ),
+    (
+        "claude_code/after_clear_command.jsonl",
+        "claude-code",
+        {Kind.CLEAR: 1, Kind.COMMAND: 1, U: 2, A: 2, C: 4, R: 4},
+        2,
+        0,
+    ),
+    (
+        "codex/2025/09/24/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl",
+        "codex",
+        {S: 1, U: 2, A: 2, C: 16, R: 16},
+        2,
+        0,
+    ),
     (
         "codex/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl",
         "codex",
@@ -77,14 +113,16 @@ CORPUS: list[tuple[str, str, dict[Kind, int], int, int]] = [
     ("openhands/basic_interactions.json", "openhands", {U: 3, A: 3}, 3, 0),
     ("swe_agent/6e44b9__sweagenttestrepo-1c2844.traj", "swe-agent", {S: 1, U: 1, A: 4, C: 4, R: 4}, 1, 0),
     ("swe_agent/swe-agent__test-repo-i1.traj", "swe-agent", {S: 2, U: 1, A: 5, C: 5, R: 4}, 1, 1),
+    ("swe_agent/function_calling_simple.traj", "swe-agent", {S: 1, U: 1, A: 5, C: 5, R: 5}, 1, 0),
     ("cline/1741614385210/api_conversation_history.json", "cline", {U: 4, A: 15, C: 10, R: 10}, 3, 0),
     ("cline/1769587302114/api_conversation_history.json", "cline", {U: 4, A: 8, C: 11, R: 11}, 3, 0),
+    ("anthropic/web_search_response.json", "anthropic", {Kind.TOOL: 2, A: 1}, 0, 0),
     ("responses/reasoning_response.json", "responses", {A: 1}, 0, 0),
     ("responses/weather_function_call.jsonl", "responses", {U: 1, A: 1, C: 1, R: 1}, 1, 0),
     ("sharegpt/glaive_toolcall_en_demo.json", "sharegpt", {U: 3, A: 3, C: 3, R: 3}, 3, 0),
     ("tau_bench_airline.jsonl", "canonical", {U: 244, A: 219, C: 144, R: 144}, 244, 0),
 ]
-NEEDS_AGENT = ("responses", "sharegpt")
+NEEDS_AGENT = ("responses", "sharegpt", "anthropic")
 """Formats whose files name no agent: read with `--agent`."""
 
 
@@ -122,6 +160,18 @@ def test_each_real_fixture_reads_as_published_without_a_format(
     assert (notes.skipped, notes.orphan_results, notes.warnings) == (0, 0, [])
     assert notes.unpaired_calls == unanswered
     _assert_every_result_answers_a_call_of_its_exchange(records)
+
+
+@pytest.mark.parametrize("name", [c[0] for c in CORPUS], ids=[c[0] for c in CORPUS])
+def test_each_real_fixture_read_again_names_the_same_messages(name: str) -> None:
+    """Importing a file again stores nothing: every message has a host id, unique in its agent, and a
+    second read derives the same ones."""
+    fmt = next(c[1] for c in CORPUS if c[0] == name)
+    first = [(r.agent_id, r.message.host_id) for r in read(name, fmt)[0]]
+    second = [(r.agent_id, r.message.host_id) for r in read(name, fmt)[0]]
+    assert all(host_id for _, host_id in first)
+    assert len(set(first)) == len(first)
+    assert second == first
 
 
 def _assert_every_result_answers_a_call_of_its_exchange(records: list[IngestRecord]) -> None:
