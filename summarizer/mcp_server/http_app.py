@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import structlog
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from summarizer.http.auth import ApiToken, find_token
@@ -136,12 +137,18 @@ class QuietDisconnects:
 
 class SessionEnded(logging.Filter):
     """On the SDK's transport logger: a request that reached a session as it ended (its streams already
-    closed) is logged without the traceback, which says nothing more than that."""
+    closed), or whose client left while its body was being read, is logged without the traceback, which
+    says nothing more than that."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(
-            record.exc_info[1], anyio.ClosedResourceError | anyio.BrokenResourceError
-        ):
+        if not record.exc_info:
+            return True
+        error = record.exc_info[1]
+        if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
             record.exc_info = None
             record.msg = f"{record.msg} (the session had ended)"
+        elif isinstance(error, ClientDisconnect):
+            record.exc_info = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg = f"{record.msg} (the client left before its request was read)"
         return True

@@ -3,17 +3,19 @@ failure after the client left, session counting per token, and pages of a long h
 
 from __future__ import annotations
 
+import logging
+import sys
 import threading
 from typing import Any
 
 import anyio
 import pytest
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.types import Message
 
 from summarizer.domain.errors import UnknownAgent
 from summarizer.http.auth import parse_api_tokens
-from summarizer.mcp_server.http_app import QuietDisconnects, SessionsPerToken
+from summarizer.mcp_server.http_app import QuietDisconnects, SessionEnded, SessionsPerToken
 from summarizer.mcp_server.reads import CallerGone, Reads
 from summarizer.mcp_server.tools import history_page
 
@@ -134,3 +136,35 @@ def test_a_long_history_comes_in_pages_newest_first() -> None:
     assert last["more_before"] is None
     assert history_page(doc, 4, 1)["exchanges"] == []
     assert doc["exchanges"][0] == {"id": 1}  # the document itself is left as it was
+
+
+@pytest.mark.parametrize("error", [ClientDisconnect(), anyio.ClosedResourceError()])
+def test_the_transport_logs_a_client_that_left_in_one_line_without_a_traceback(error: Exception) -> None:
+    try:
+        raise error
+    except Exception:
+        exc_info = sys.exc_info()
+    record = logging.LogRecord(
+        "mcp.server.streamable_http",
+        logging.ERROR,
+        __file__,
+        1,
+        "Error handling POST request",
+        None,
+        exc_info,
+    )
+    assert SessionEnded().filter(record)
+    assert record.exc_info is None
+    assert record.getMessage().startswith("Error handling POST request (")
+
+
+def test_the_transport_keeps_the_traceback_of_any_other_error() -> None:
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        exc_info = sys.exc_info()
+    record = logging.LogRecord(
+        "mcp", logging.ERROR, __file__, 1, "Error handling POST request", None, exc_info
+    )
+    assert SessionEnded().filter(record)
+    assert record.exc_info is exc_info
