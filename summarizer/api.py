@@ -12,6 +12,7 @@ from typing import Any
 
 import structlog
 
+from summarizer import context_formats
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
@@ -19,10 +20,12 @@ from summarizer.domain.history import HistoryView
 from summarizer.domain.kinds import Kind, parse_kind
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.domain.recall import RecallPage
-from summarizer.engine.model import Summary
-from summarizer.engine.render import NO_SUMMARY_YET, RECALL_POINTER, SUMMARY_UNAVAILABLE
+from summarizer.engine.model import Pin, Summary
+from summarizer.engine.render import NO_SUMMARY_YET, RECALL_POINTER, SUMMARY_UNAVAILABLE, render_pins
+from summarizer.integrations import raw_sdks
 from summarizer.service.recall import Recall
-from summarizer.storage.port import ConversationStorePort, IngestReport
+from summarizer.service.steering import Steering
+from summarizer.storage.port import AgentSteering, ConversationStorePort, IngestReport
 
 log = structlog.get_logger(__name__)
 
@@ -37,6 +40,19 @@ class Context:
     summary: str
     summary_version: int | None
     messages: tuple[StoredMessage, ...]
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """`system` and `messages` for the Anthropic SDK's `messages.create` (summarizer.context_formats)."""
+        return context_formats.to_anthropic(self.summary, self.messages)
+
+    def to_openai_chat(self) -> list[Any]:
+        """`messages` for the OpenAI SDK's `chat.completions.create`, the summary as a system message
+        (dicts shaped as its `ChatCompletionMessageParam`; typed `Any` so that they pass where it is wanted)."""
+        return context_formats.to_openai_chat(self.summary, self.messages)
+
+    def to_responses(self) -> dict[str, Any]:
+        """`instructions` (preamble and summary) and `input` for the OpenAI SDK's `responses.create`."""
+        return context_formats.to_responses(self.summary, self.messages)
 
 
 class Summarizer:
@@ -53,8 +69,10 @@ class Summarizer:
         on_queued: Callable[[Sequence[str]], None] | None = None,
         clock: Callable[[], datetime] = utcnow,
         recall: Recall | None = None,
+        steering: Steering | None = None,
     ) -> None:
         self.store = store
+        self._steering = steering
         self._default_budget = default_budget
         self.summary_max_tokens = summary_max_tokens
         self._departed = departed
@@ -77,6 +95,18 @@ class Summarizer:
 
     def record_many(self, records: Sequence[tuple[str, NewMessage]]) -> IngestReport:
         return self._after(self.store.record_many(records))
+
+    def record_anthropic(self, agent_id: str, message: object) -> IngestReport:
+        """Record what the Anthropic SDK answered (a `Message`) or any Messages API message(s)."""
+        return self.record_batch(agent_id, raw_sdks.anthropic_messages(agent_id, message))
+
+    def record_openai(self, agent_id: str, completion: object) -> IngestReport:
+        """Record what the OpenAI SDK answered (a `ChatCompletion`'s first choice) or chat message(s)."""
+        return self.record_batch(agent_id, raw_sdks.openai_chat_messages(agent_id, completion))
+
+    def record_responses(self, agent_id: str, response: object) -> IngestReport:
+        """Record what the OpenAI Responses API answered (a `Response`'s output) or input item(s)."""
+        return self.record_batch(agent_id, raw_sdks.responses_messages(agent_id, response))
 
     def _after(self, report: IngestReport) -> IngestReport:
         if report.queued_agents and self._on_queued is not None:
@@ -139,7 +169,8 @@ class Summarizer:
                 text = self._departed(agent_id) if self._departed is not None else NO_SUMMARY_YET
                 if text != NO_SUMMARY_YET:
                     text = self._with_pointer(text)
-                return text, record.version if record else None
+                pins = render_pins(record.pins) if record is not None else ""
+                return pins + text, record.version if record else None
             return self._with_pointer(self._render(record, now or self._clock())), record.version
         except Exception as exc:
             log.warning("summary.read_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}")
@@ -168,6 +199,32 @@ class Summarizer:
         return self._recall.search(
             agent_id, query, since=since, until=until, kinds=kinds, limit=limit, offset=offset
         )
+
+    # ----- steering: pins and summary instructions ---------------------------------------------------
+    @property
+    def steering(self) -> Steering:
+        if self._steering is None:
+            raise SummarizerError(
+                "pins are not available: this Summarizer was built without a steering store"
+            )
+        return self._steering
+
+    def pin(self, agent_id: str, text: str, *, name: str | None = None, by: str = "api") -> Pin:
+        """Keep `text` word for word at the head of the agent's summary (a new summary version)."""
+        return self.steering.pin(agent_id, text, name=name, by=by)
+
+    def unpin(self, agent_id: str, name: str, *, by: str = "api") -> Pin:
+        return self.steering.unpin(agent_id, name, by=by)
+
+    def pins(self, agent_id: str) -> tuple[Pin, ...]:
+        return self.steering.pins(agent_id)
+
+    def set_instructions(self, agent_id: str, text: str | None) -> None:
+        """Add the operator's words to what the model is asked for this agent (None: clear them)."""
+        self.steering.set_instructions(agent_id, text)
+
+    def agent_steering(self, agent_id: str) -> AgentSteering:
+        return self.steering.steering(agent_id)
 
     def get_context(self, agent_id: str, now: datetime | None = None) -> Context:
         """What a host sends to its LLM: the summary, then the preamble and in-window messages."""
