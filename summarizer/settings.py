@@ -7,6 +7,7 @@ object down; nothing in this package reads the environment on its own.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -55,10 +56,37 @@ class Settings(BaseSettings):
     batch_size: int = Field(default=3, ge=1, description="Evicted exchanges that trigger a summary update")
     batch_max_wait: float = Field(default=900.0, ge=0, description="Seconds a smaller batch may wait")
     summary_max_tokens: int = Field(default=10_000, ge=100, description="Hard cap on a rendered summary")
+    pins_max_share: float = Field(
+        default=0.25,
+        gt=0,
+        le=0.9,
+        description="Share of SUMMARIZER_SUMMARY_MAX_TOKENS an agent's pins may take (a pin past it is refused)",
+    )
+    now_item: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description='The "Now" pin (latest request, open todos) for agents that set nothing: auto (once the '
+        "log holds a todo list), on, off",
+    )
     keep_versions: int = Field(
         default=0, ge=0, description="Kept summary versions per agent after `versions prune`; 0 keeps all"
     )
     max_message_bytes: int = Field(default=1_048_576, ge=1, description="Largest message accepted on ingest")
+    keep_raw_credentials: bool = Field(
+        default=False,
+        description="Store message text as it came, credentials included (API keys, tokens, passwords "
+        "pasted into a conversation); by default they are masked before storage. Raw, they reach the "
+        "summary, the model's prompt, recall, every view and the database (docs/secrets.md)",
+    )
+    follow_max_document_bytes: int = Field(
+        default=67_108_864,
+        ge=1,
+        description="Largest JSON document log (*.json) `watch` and the hooks read; a larger one is refused",
+    )
+    hook_log_folders: str = Field(
+        default="",
+        description="More folders the hooks may read transcripts from, separated like PATH; the agents' "
+        "own log folders are always allowed",
+    )
     llm: LLMChoice | None = Field(
         default=None,
         description="anthropic | openai | offline | fake; unset: anthropic with ANTHROPIC_API_KEY, else offline",
@@ -138,6 +166,29 @@ class Settings(BaseSettings):
     )
     model_breaker_seconds: float = Field(
         default=3_600.0, gt=0, description="How long an agent is routed around its model before a new try"
+    )
+    merge_model: str = Field(
+        default="",
+        description="A cheaper model of the same provider for merges and the older tiers (the merge and full "
+        "rungs); the configured model then writes only the session tier; empty: one model for all",
+    )
+    prices: str = Field(
+        default="",
+        description="More model prices, USD per million tokens: JSON "
+        '{"model": {"input": 1, "output": 5, "cache_read": 0.1, "cache_write": 1.25}} or a JSON file path; '
+        "they add to or replace the shipped list prices (docs/cost.md)",
+    )
+    cost_budget_agent_usd: Decimal | None = Field(
+        default=None,
+        ge=0,
+        description="Every agent's daily model budget in USD unless it has its own (`agent budget-cost`); "
+        "once spent, its updates go to the offline summarizer until midnight UTC; unset: none",
+    )
+    cost_budget_fleet_usd: Decimal | None = Field(
+        default=None,
+        ge=0,
+        description="The whole fleet's daily model budget in USD; once spent, every update goes to the "
+        "offline summarizer until midnight UTC; unset: none",
     )
     token_counter: Literal["bytes", "anthropic"] = Field(
         default="bytes", description="bytes (estimate, no network) | anthropic (count_tokens API, cached)"
@@ -238,13 +289,32 @@ class Settings(BaseSettings):
     api_tokens: str = Field(
         default="",
         repr=False,
-        description="Bearer tokens of the HTTP API, comma-separated; `token@prefix` limits one to agent ids "
-        "starting with prefix; `summarizer serve` refuses to start without one",
+        description="Bearer tokens of the HTTP API and MCP, comma-separated; `token@team-a/` limits one to "
+        "agent ids starting with `team-a/`, `token@team-a` to the agent `team-a` alone; `summarizer serve` "
+        "refuses to start without one",
     )
     api_host: str = Field(default="127.0.0.1", description="Address `summarizer serve` listens on")
     api_port: int = Field(default=8000, ge=0, le=65_535, description="Port `summarizer serve` listens on")
     api_max_request_bytes: int = Field(
         default=16_777_216, ge=1, description="Largest request body the HTTP API accepts"
+    )
+
+    # MCP over streamable HTTP (`summarizer mcp --transport http`).
+    mcp_max_sessions: int = Field(
+        default=1000, ge=1, description="Open MCP sessions in all; one more is answered 503"
+    )
+    mcp_sessions_per_token: int = Field(
+        default=32,
+        ge=1,
+        description="Open MCP sessions one bearer token may hold; one more is answered 429, so one token "
+        "cannot fill the table the others share",
+    )
+    mcp_session_idle_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        le=86_400,
+        description="An MCP session with no request in flight for this long is closed (the client opens "
+        "a new one)",
     )
 
     @field_validator("alert_window")
@@ -255,7 +325,9 @@ class Settings(BaseSettings):
         parse_duration(value)
         return value.strip()
 
-    @field_validator("database_prepare_threshold", mode="before")
+    @field_validator(
+        "database_prepare_threshold", "cost_budget_agent_usd", "cost_budget_fleet_usd", mode="before"
+    )
     @classmethod
     def _none_means_never(cls, value: object) -> object:
         if isinstance(value, str) and value.strip().lower() in ("none", "never", "off", ""):

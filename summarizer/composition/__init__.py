@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from summarizer.service.operations import Operations
     from summarizer.service.provenance import Provenance
     from summarizer.service.results import WorkerConfig
+    from summarizer.service.steering import Steering
     from summarizer.service.update import UpdateService
     from summarizer.storage.sql.migrations import SchemaAdmin
     from summarizer.storage.sql.store import SqlStore
@@ -148,6 +149,7 @@ def build_store(settings: Settings, db: Database) -> ConversationStore:
         counter=build_token_counter(settings),
         provider=settings.token_provider,
         model=settings.model,
+        mask_credentials=not settings.keep_raw_credentials,
     )
     return ConversationStore(db, config)
 
@@ -175,6 +177,20 @@ def build_summarizer(settings: Settings, db: Database | None = None) -> Summariz
         render_summary=render_summary,
         on_queued=build_wakeup(settings) if settings.broker_url else None,
         recall=Recall(SqlRecallStore(db)),
+        steering=build_steering(settings, db),
+    )
+
+
+def build_steering(settings: Settings, db: Database | None = None) -> Steering:
+    """Pins, summary instructions and the "Now" pin's switch, counted with the cap's own counter."""
+    from summarizer.engine.pins import PinLimits
+    from summarizer.service.steering import Steering
+
+    counter, provider, model = build_token_counter(settings), settings.token_provider, settings.model
+    return Steering(
+        build_sql_store(db or open_database(settings)),
+        PinLimits(settings.summary_max_tokens, settings.pins_max_share),
+        lambda text: counter.count(provider, model, text.encode("utf-8")),
     )
 
 
@@ -192,6 +208,8 @@ def build_worker_config(settings: Settings) -> WorkerConfig:
         max_batch_exchanges=settings.max_batch_exchanges,
         lease_seconds=settings.lease_seconds,
         dispatch_limit=settings.dispatch_limit,
+        now_item=settings.now_item,
+        pins_max_share=settings.pins_max_share,
         retry=RetryPolicy(
             max_retries=settings.max_retries,
             base_seconds=settings.retry_base_seconds,
@@ -202,6 +220,7 @@ def build_worker_config(settings: Settings) -> WorkerConfig:
 
 def build_update_service(settings: Settings, db: Database | None = None) -> UpdateService:
     """The worker side: claim -> engine -> commit. The LLM adapter is chosen in `composition/llm.py`."""
+    from summarizer.composition.costs import build_cost_budgets
     from summarizer.composition.llm import build_engine, chosen_llm
     from summarizer.llm.offline import OfflineLLM
     from summarizer.service.model_routing import ModelRouting
@@ -233,6 +252,7 @@ def build_update_service(settings: Settings, db: Database | None = None) -> Upda
         breaker=breaker,
         fallback=offline,
         routing=routing,
+        budgets=build_cost_budgets(settings, db) if routing is not None else None,  # offline: free
     )
 
 
@@ -343,6 +363,7 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
     """The HTTP API with the host facade, the operators' facade and the tokens of SUMMARIZER_API_TOKENS
     (SettingsError when there is none, checked before the database is touched). A re-queued agent gets a
     wake-up, as with `summarizer requeue`."""
+    from summarizer.composition.costs import build_costs
     from summarizer.http.app import create_app
     from summarizer.http.auth import parse_api_tokens
     from summarizer.http.wiring import ApiServices, BodyLimits
@@ -358,6 +379,7 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
         metrics=build_metrics_registry(settings, db),
         provenance=build_provenance(settings, db),
         outages=database_outage_types(),
+        costs=build_costs(settings, db),
     )
     return create_app(wired, tokens)
 
@@ -365,7 +387,9 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
 def build_metrics_registry(settings: Settings, db: Database | None = None) -> CollectorRegistry:
     """The fleet's Prometheus metrics, read from the database at each scrape (`summarizer metrics` and
     the HTTP API's `GET /metrics` serve this registry)."""
+    from summarizer.composition.costs import build_costs
     from summarizer.metrics import build_registry
     from summarizer.storage.sql.metric_figures import SqlMetricsReader
 
-    return build_registry(SqlMetricsReader(db or open_database(settings)))
+    db = db or open_database(settings)
+    return build_registry(SqlMetricsReader(db), build_costs(settings, db))
