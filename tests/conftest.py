@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 from sqlalchemy import text
 
 from summarizer.domain import secrets
@@ -22,6 +24,9 @@ from tests.support.services import (
     redis_url,
     service_missing,
 )
+
+# Tests never write into the repository: Hypothesis keeps its examples and caches outside it.
+set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "summarizer-hypothesis"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
