@@ -1,4 +1,4 @@
-"""Recall: ranking an agent's exchanges by the words of a question, and the values a search returns.
+"""Recall: the words of a question, the values a search returns, snippets and time filters.
 
 The database finds, for each word of the question, the agent's messages that hold it (its own full-text
 engine: PostgreSQL `tsvector`, SQLite FTS5; both stem English words), reading at most `TERM_CAP` of them
@@ -6,10 +6,8 @@ per word. Everything else is here and the same on every database:
 
 - the question's words: letters and digits, lower-cased, without common English words, at most
   `MAX_TERMS` of them (`query_terms`);
-- the score of an exchange: the sum, over the question's words it holds, of the best BM25 weight of the
-  word among its messages (the word's inverse document frequency among the agent's messages, so a word
-  in a few messages counts much more than one in thousands, lowered for messages longer than the
-  average match); newer exchanges first on a tie;
+- the score of an exchange (`domain/recall_rank.py`): BM25 weights of the words its messages hold, its
+  neighbours' words at a discount, and a boost for the time the question names (`domain/recall_time.py`);
 - the snippet: the stretch of the best matching message around its first matching word.
 
 Reading a bounded number of matches per word keeps a query's cost flat in the length of the agent's
@@ -19,7 +17,6 @@ the first `TERM_CAP` of its matches count.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,8 +30,6 @@ MAX_TERMS = 16
 TERM_CAP = 2000
 """Matching messages read per word of the question."""
 MAX_QUERY_CHARS = 1000
-_K1 = 1.2
-_B = 0.75
 MAX_LIMIT = 50
 SNIPPET_CHARS = 240
 
@@ -176,6 +171,9 @@ class RecallFilter:
     since: datetime | None = None
     until: datetime | None = None
     kinds: tuple[str, ...] = ()
+    timed: bool = False
+    """Return the matching messages' times too (`TermHits.times`, `TermHits.latest`): the question names a
+    time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +183,12 @@ class TermHits:
 
     messages: int
     hits: Mapping[str, Sequence[tuple[int, int, int]]]
+    times: Mapping[int, int] = field(default_factory=dict)
+    """When the filter asked for them (`RecallFilter.timed`): each matching message's time (seq -> Unix
+    seconds)."""
+    latest: datetime | None = None
+    """When the filter asked for it: the time of the agent's newest message (what "last May" is read
+    against)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,64 +265,6 @@ def check_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kinds))
 
 
-def rank(found: TermHits) -> list[Ranked]:
-    """Every exchange that holds a word of the question, best first (`rank_page` over all of them)."""
-    return rank_page(found, 0, None)[1]
-
-
-def rank_page(found: TermHits, offset: int, limit: int | None) -> tuple[int, list[Ranked]]:
-    """How many exchanges hold a word of the question, and those from `offset` on (at most `limit`), best
-    first.
-
-    Each matching message scores, per word, BM25 with the word counted once: the word's inverse document
-    frequency, lowered for messages longer than the average match (a file dump mentions everything, the
-    decision is one sentence). An exchange scores, per word, its best message's score, summed over words.
-    """
-    total = max(found.messages, 1)
-    lengths = [tokens for hits in found.hits.values() for _, _, tokens in hits]
-    average = max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
-    per_exchange: dict[int, dict[str, float]] = {}
-    by_message: dict[int, float] = {}
-    exchange_of: dict[int, int] = {}
-    for term, hits in found.hits.items():
-        if not hits:
-            continue
-        n = len(hits)
-        idf = math.log(1 + (total - n + 0.5) / (n + 0.5))
-        top = idf * (_K1 + 1)
-        damp = _K1 * _B / average
-        base = 1 + _K1 * (1 - _B)
-        for exchange_id, seq, tokens in hits:
-            weight = top / (base + damp * (tokens if tokens > 1 else 1))
-            terms = per_exchange.get(exchange_id)
-            if terms is None:
-                terms = per_exchange[exchange_id] = {}
-            if weight > terms.get(term, 0.0):
-                terms[term] = weight
-            by_message[seq] = by_message.get(seq, 0.0) + weight
-            exchange_of[seq] = exchange_id
-    order = {term: n for n, term in enumerate(found.hits)}
-    scored = sorted(
-        ((round(sum(terms.values()), 4), exchange_id) for exchange_id, terms in per_exchange.items()),
-        key=lambda pair: (-pair[0], -pair[1]),
-    )
-    page = scored[offset:] if limit is None else scored[offset : offset + limit]
-    shown = {exchange_id for _, exchange_id in page}
-    messages: dict[int, list[int]] = {}
-    for seq, exchange_id in exchange_of.items():
-        if exchange_id in shown:
-            messages.setdefault(exchange_id, []).append(seq)
-    return len(scored), [
-        Ranked(
-            exchange_id,
-            score,
-            tuple(sorted(per_exchange[exchange_id], key=order.__getitem__)),
-            tuple(sorted(messages[exchange_id], key=lambda s: (-by_message[s], s))),
-        )
-        for score, exchange_id in page
-    ]
-
-
 def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:
     """The stretch of `text` (whitespace folded) around the first word that matches a term, with `…`
     where it was cut."""
@@ -342,13 +288,19 @@ def _first_match(flat: str, terms: Sequence[str]) -> int:
 
 
 def parse_when(text: str, now: datetime, *, name: str = "time") -> datetime:
-    """A time filter: an ISO 8601 date or time (UTC when it names no zone), or a duration meaning that long
-    before `now` (`7d`, `36h`, `90m`)."""
+    """A time filter, the one reading of `since`/`until` every front end uses: an ISO 8601 date or time
+    (its UTC offset honoured, `Z` for UTC, UTC when it names no zone), or a duration meaning that long
+    before `now` (`7d`, `36h`, `90m`). The answer is always in UTC, so both databases compare alike."""
     value = text.strip()
     try:
-        return now - timedelta(seconds=parse_duration(value))
+        ago = timedelta(seconds=parse_duration(value))
     except ValueError:
         pass
+    else:
+        try:
+            return utc_filter(now - ago, name)
+        except OverflowError:
+            raise InvalidQuery(f"{name}: {text!r} reaches before the year 1") from None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
@@ -356,4 +308,15 @@ def parse_when(text: str, now: datetime, *, name: str = "time") -> datetime:
             f"{name}: expected an ISO 8601 time (2026-11-02 or 2026-11-02T09:30:00Z) or a duration such as "
             f"7d, got {text!r}"
         ) from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return utc_filter(parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC), name)
+
+
+def utc_filter(when: datetime, name: str = "time") -> datetime:
+    """A time filter in UTC; `InvalidQuery` for a naive datetime (its zone unknown) or one whose UTC time
+    falls outside the years 1 to 9999."""
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise InvalidQuery(f"{name}: a datetime without a time zone; give an aware one (tzinfo=UTC)")
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        raise InvalidQuery(f"{name}: {when.isoformat()} is outside the years 1 to 9999 in UTC") from None

@@ -15,9 +15,9 @@ from summarizer.domain.recall import (
     check_kinds,
     parse_when,
     query_terms,
-    rank,
     snippet,
 )
+from summarizer.domain.recall_rank import rank
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
