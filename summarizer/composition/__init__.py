@@ -191,6 +191,7 @@ def build_steering(settings: Settings, db: Database | None = None) -> Steering:
         build_sql_store(db or open_database(settings)),
         PinLimits(settings.summary_max_tokens, settings.pins_max_share),
         lambda text: counter.count(provider, model, text.encode("utf-8")),
+        mask=not settings.keep_raw_credentials,
     )
 
 

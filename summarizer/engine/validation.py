@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
+from summarizer.domain.credentials import mask_credentials
 from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.item_text import sanitize
 from summarizer.engine.item_text import text_problem as text_problem
@@ -135,12 +136,18 @@ def accounted_through(ops: Operations) -> int | None:
 
 
 def sanitize_operations(ops: Operations) -> Operations:
-    """The same operations with control characters stripped from every text and reason."""
+    """The same operations with control characters stripped from every text and reason, and any
+    credential in them masked: what a model writes is untrusted, and it may write a key it was never
+    shown."""
+
+    def clean(text: str) -> str:
+        return mask_credentials(sanitize(text))
+
     return Operations(
-        add=tuple(replace(op, text=sanitize(op.text)) for op in ops.add),
-        merge=tuple(replace(op, text=sanitize(op.text)) for op in ops.merge),
-        shorten=tuple(replace(op, text=sanitize(op.text)) for op in ops.shorten),
-        drop=tuple(replace(op, reason=sanitize(op.reason)[:MAX_REASON_CHARS]) for op in ops.drop),
+        add=tuple(replace(op, text=clean(op.text)) for op in ops.add),
+        merge=tuple(replace(op, text=clean(op.text)) for op in ops.merge),
+        shorten=tuple(replace(op, text=clean(op.text)) for op in ops.shorten),
+        drop=tuple(replace(op, reason=clean(op.reason)[:MAX_REASON_CHARS]) for op in ops.drop),
     )
 
 

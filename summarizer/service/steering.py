@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import Clock, utcnow
+from summarizer.domain.credentials import mask_credentials
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.engine.cap import enforce_cap
 from summarizer.engine.model import NOW_PIN, Pin, Summary, in_time_order
@@ -58,14 +59,27 @@ def check_pin_name(name: str) -> str:
     return name
 
 
+def _as_given(text: str) -> str:
+    return text
+
+
 class Steering:
     def __init__(
-        self, store: SteeringStore, limits: PinLimits, count: TextCounter, *, clock: Clock = utcnow
+        self,
+        store: SteeringStore,
+        limits: PinLimits,
+        count: TextCounter,
+        *,
+        clock: Clock = utcnow,
+        mask: bool = True,
     ) -> None:
         self.store = store
         self.limits = limits
         self._count = count
         self._clock = clock
+        self._mask = mask_credentials if mask else _as_given
+        """Credentials in a pin or in instructions are masked as in recorded messages (kept raw only where
+        SUMMARIZER_KEEP_RAW_CREDENTIALS says so): a pin reaches every view, instructions every prompt."""
 
     # ----- pins ------------------------------------------------------------------------------------
     def pins(self, agent_id: str) -> tuple[Pin, ...]:
@@ -83,6 +97,7 @@ class Steering:
             raise PinRefused("a pin needs some text")
         if name is not None:
             check_pin_name(name)
+        text = self._mask(text)
         made: list[Pin] = []
 
         def change(summary: Summary) -> tuple[Pin, ...]:
@@ -196,7 +211,7 @@ class Steering:
                 f"these have {len(text):,}"
             )
         current = self.steering(agent_id)
-        value = text if text is not None and text.strip() else None
+        value = self._mask(text) if text is not None and text.strip() else None
         if not self.store.set_steering(agent_id, instructions=value, now_item=current.now_item):
             raise UnknownAgent(agent_id)
 

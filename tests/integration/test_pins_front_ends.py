@@ -120,3 +120,24 @@ def test_the_session_start_hook_hands_the_agent_its_pins(db: Database, settings:
     assert result.exit_code == 0, result.output
     context = json.loads(result.output)["hookSpecificOutput"]["additionalContext"]
     assert f"### rules\n{PIN}" in context
+
+
+def test_a_credential_in_a_pin_or_in_instructions_is_masked_like_one_in_a_message(
+    db: Database, settings: Settings
+) -> None:
+    _record(settings, db, 1)
+    client = api_client(db, settings)
+    key = "ghp_" + "Q7wErT9yUi0pAsDfGhJkLzXcVbNm1234abcd"
+    pinned = client.post(f"/v1/agents/{AGENT}/pins", json={"text": f"deploy with {key}", "name": "deploy"})
+    assert pinned.status_code == 201, pinned.text
+    told = client.put(f"/v1/agents/{AGENT}/instructions", json={"text": f"the token is {key}"})
+    assert told.status_code == 200, told.text
+    views = [
+        client.get(f"/v1/agents/{AGENT}/pins").text,
+        client.get(f"/v1/agents/{AGENT}/summary").text,
+        client.get(f"/v1/agents/{AGENT}/context").text,
+        client.get(f"/v1/agents/{AGENT}/instructions").text,
+    ]
+    assert all(key not in view for view in views)
+    assert "[secret:github-token …abcd]" in views[0]
+    assert "[secret:github-token …abcd]" in views[3]

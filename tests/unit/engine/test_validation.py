@@ -188,3 +188,17 @@ def test_the_engine_sends_the_constrained_schema() -> None:
     SummaryEngine(Recording(), ByteEstimateCounter()).update(None, "a", [exchange(3), exchange(4)], NOW)
     (schema,) = seen
     assert schema["properties"]["add"]["items"]["properties"]["exchange_ids"]["items"]["enum"] == [3, 4]
+
+
+def test_a_credential_a_model_writes_is_masked_in_every_text_and_reason() -> None:
+    key = "sk-ant-api03-" + "Zx9" * 12 + "WXYZ"
+    ops = validate_answer(
+        {
+            "add": [add_op([10], text=f"Set the key to {key}.")],
+            "drop": [{"exchange_ids": [11], "reason": f"only {key}"}],
+            "shorten": [{"item_id": "x1", "text": f"Uses {key}."}],
+        },
+        CTX,
+    )
+    texts = [ops.add[0].text, ops.drop[0].reason, ops.shorten[0].text]
+    assert all(key not in text and "[secret:anthropic-key …WXYZ]" in text for text in texts)
