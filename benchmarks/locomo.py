@@ -25,30 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from summarizer.domain.recall_time import MONTH_NUMBERS
+
 DOWNLOAD_URL = "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "summarizer" / "locomo"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _WHEN = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
 
 
 class LocomoMissing(Exception):
@@ -102,7 +85,7 @@ def parse_when(text: str) -> datetime:
         raise ValueError(f"unreadable LoCoMo session time {text!r}")
     hour, minute, half, day, month, year = match.groups()
     h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
-    return datetime(int(year), _MONTHS[month.lower()], int(day), h, int(minute), tzinfo=UTC)
+    return datetime(int(year), MONTH_NUMBERS[month.lower()], int(day), h, int(minute), tzinfo=UTC)
 
 
 def _turns(conversation: Mapping[str, Any]) -> list[Turn]:

@@ -31,12 +31,10 @@ import math
 import re
 import statistics
 import sys
-import tempfile
 import time
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -45,16 +43,14 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import locomo
-from summarizer.composition import build_database
+from benchmarks.pg import scratch_database
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.recall import STOP_WORDS, InvalidQuery
 from summarizer.service.recall import Recall
-from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.sql.conversation_store import SqlConversationStore
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.migrations import upgrade
 from summarizer.storage.sql.recall import SqlRecallStore
 
 TOP = 10
@@ -104,24 +100,6 @@ class PlainBM25:
 
 
 # ----- recording and asking -------------------------------------------------------------------------------
-
-
-@contextmanager
-def fresh_database(kind: str) -> Iterator[Database]:
-    with tempfile.TemporaryDirectory(prefix="locomo-recall-") as tmp:
-        if kind == "postgresql":
-            from benchmarks.pg import scratch_postgres
-
-            with scratch_postgres("summarizer_locomo") as pg:
-                yield pg
-            return
-        settings = Settings(data_dir=Path(tmp), database_url="", broker_url="", llm=LLMChoice.OFFLINE)
-        db = build_database(settings)
-        upgrade(db)
-        try:
-            yield db
-        finally:
-            db.dispose()
 
 
 def record(store: SqlConversationStore, agent: str, conversation: locomo.Conversation) -> None:
@@ -251,7 +229,7 @@ def main() -> None:
         conversations = locomo.load(args.locomo)
     except (locomo.LocomoMissing, OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
         sys.exit(f"locomo_recall_bench: {error}")
-    with fresh_database(args.database) as db:
+    with scratch_database(args.database, "summarizer_locomo") as db:
         asked, latencies, unaskable = ask_all(db, conversations)
     print(json.dumps({"database": args.database, **figures(asked, latencies, unaskable)}, indent=2))
 

@@ -157,18 +157,8 @@ def replay(conv: locomo.Conversation, now: datetime, totals: Totals, cap: int) -
         first = sessions[0][0][1].created_at
         assert first is not None
         run = Replay.build(settings, db, Clock(first), build_engine(settings))
-        clock = run.clock
-        day = clock.now.date()
-        for session in sessions:
-            at = session[-1][1].created_at
-            assert at is not None
-            if at.date() != day:
-                run.service.age(clock.now)
-                day = at.date()
-            clock.now = at
-            run.host.record_many(session)
-            totals.updates += run.service.drain(agent).runs
-        clock.now = now
+        totals.updates += run.feed(sessions, agent)
+        run.clock.now = now
         totals.updates += run.service.drain(agent).runs
         run.service.age(now)
         with db.read() as conn:

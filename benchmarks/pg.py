@@ -1,12 +1,14 @@
-"""A throwaway, migrated PostgreSQL database for a benchmark run."""
+"""A throwaway, migrated database for a benchmark run: PostgreSQL, or SQLite in a temporary folder."""
 
 from __future__ import annotations
 
 import os
 import secrets
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -46,3 +48,24 @@ def scratch_postgres(prefix: str = "summarizer_bench", *, keep: bool = False) ->
             with admin.connect() as conn:
                 conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@contextmanager
+def scratch_database(kind: str, prefix: str = "summarizer_bench") -> Iterator[Database]:
+    """A new migrated database of `kind` ("postgresql", or else SQLite), removed afterwards."""
+    if kind == "postgresql":
+        with scratch_postgres(prefix) as pg:
+            yield pg
+        return
+    from summarizer.composition import build_database
+    from summarizer.settings import LLMChoice, Settings
+
+    with tempfile.TemporaryDirectory(prefix=f"{prefix}-") as tmp:
+        db = build_database(
+            Settings(data_dir=Path(tmp), database_url="", broker_url="", llm=LLMChoice.OFFLINE)
+        )
+        upgrade(db)
+        try:
+            yield db
+        finally:
+            db.dispose()

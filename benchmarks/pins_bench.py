@@ -17,15 +17,12 @@ from __future__ import annotations
 import argparse
 import logging
 import statistics
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import structlog
 
+from benchmarks.pg import scratch_database
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import ByteEstimateCounter
@@ -38,34 +35,10 @@ from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.steering import Steering
 from summarizer.service.update import UpdateService
 from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
-from summarizer.storage.sql.database import Database
 
 AGENT = "bench/coder"
 PIN_TEXT = "Deploy only from the release branch; migrations run by CI, never by hand. " * 26
 SETUPS = ("none", "pins", "now")
-
-
-@contextmanager
-def database(kind: str) -> Iterator[Database]:
-    from summarizer.composition import build_database
-    from summarizer.settings import LLMChoice, Settings
-    from summarizer.storage.sql.migrations import upgrade
-
-    if kind == "postgresql":
-        from benchmarks.pg import scratch_postgres
-
-        with scratch_postgres("summarizer_pins") as db:
-            yield db
-        return
-    with tempfile.TemporaryDirectory(prefix="pins-") as tmp:
-        db = build_database(
-            Settings(data_dir=Path(tmp), database_url="", broker_url="", llm=LLMChoice.OFFLINE)
-        )
-        upgrade(db)
-        try:
-            yield db
-        finally:
-            db.dispose()
 
 
 def exchange(n: int, at: datetime) -> list[NewMessage]:
@@ -99,7 +72,7 @@ def one_round(kind: str, setup: str, updates: int) -> tuple[list[float], int]:
     """Milliseconds of each update, and the tokens the pins take of the final summary."""
     from summarizer.composition import build_sql_store
 
-    with database(kind) as db:
+    with scratch_database(kind, "summarizer_pins") as db:
         store = ConversationStore(db, StoreConfig(window_tokens=200, batch_size=1))
         sql = build_sql_store(db)
         config = WorkerConfig(
@@ -129,7 +102,7 @@ def parts(kind: str, repeats: int = 200) -> tuple[float, float]:
     text and setting it; and the engine's count of two pins (the room the items get). Milliseconds."""
     from summarizer.composition import build_sql_store
 
-    with database(kind) as db:
+    with scratch_database(kind, "summarizer_pins") as db:
         store = ConversationStore(db, StoreConfig(window_tokens=200, batch_size=1))
         sql = build_sql_store(db)
         start = datetime.now(UTC) - timedelta(hours=2)

@@ -25,7 +25,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import groupby
@@ -154,9 +154,17 @@ class Replay:
     def run(self, records: Sequence[tuple[str, NewMessage]], batch_max_wait: float) -> int:
         """Record an hour at a time, draining after each and aging at each day's end; then flush the last
         batch past the wait. The number of updates."""
+        updates = self.feed(hours(records), AGENT)
+        self.clock.now += timedelta(minutes=30)  # the last batch waits past SUMMARIZER_BATCH_MAX_WAIT
+        self.clock.now += timedelta(seconds=batch_max_wait)
+        return updates + self.service.drain(AGENT).runs
+
+    def feed(self, chunks: Iterable[Sequence[tuple[str, NewMessage]]], agent: str) -> int:
+        """Record each chunk at its last message's time, draining `agent` after each and aging at each
+        day's end. The number of updates."""
         clock, updates = self.clock, 0
         day = clock.now.date()
-        for chunk in hours(records):
+        for chunk in chunks:
             at = chunk[-1][1].created_at
             assert at is not None
             if at.date() != day:
@@ -164,10 +172,8 @@ class Replay:
                 day = at.date()
             clock.now = at
             self.host.record_many(chunk)
-            updates += self.service.drain(AGENT).runs
-        clock.now += timedelta(minutes=30)  # the last batch waits past SUMMARIZER_BATCH_MAX_WAIT
-        clock.now += timedelta(seconds=batch_max_wait)
-        return updates + self.service.drain(AGENT).runs
+            updates += self.service.drain(agent).runs
+        return updates
 
 
 def replay(choice: LLMChoice, days: int | None) -> Result:

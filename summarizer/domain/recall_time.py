@@ -17,10 +17,11 @@ clock: "last May" in a conversation that ended in June 2023 is May 2023. Phrases
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-_MONTHS = {
+MONTH_NUMBERS: Mapping[str, int] = {
     name: n + 1
     for n, name in enumerate(
         (
@@ -39,6 +40,8 @@ _MONTHS = {
         )
     )
 }
+"""English month names, lower case, to their numbers (1-12)."""
+_MONTHS = dict(MONTH_NUMBERS)
 _MONTHS.update({name[:3]: n for name, n in list(_MONTHS.items()) if name != "may"})
 _MONTHS["sept"] = 9
 _NUMBERS = {

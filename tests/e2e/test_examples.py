@@ -18,12 +18,13 @@ from agents import set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 from langchain_core.messages import AIMessage
 
+from summarizer.api import Summarizer
 from summarizer.composition import build_summarizer
 from summarizer.storage.sql.database import Database
 from summarizer.testing import fake_chat_completions, fake_messages_api
 from summarizer.testing.fake_chat_completions import FakeChatCompletionsAPI
 from summarizer.testing.fake_messages_api import FakeMessagesAPI
-from tests.support.http_api import hermetic_settings
+from tests.support.http_api import hermetic_settings_on
 from tests.support.langchain_fakes import ToolTakingFakeChatModel
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -101,14 +102,14 @@ def _load(name: str) -> ModuleType:
     return module
 
 
+@pytest.fixture
+def memory(db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Summarizer:
+    """The summarizer an example is handed, on the test's database."""
+    return build_summarizer(hermetic_settings_on(db, monkeypatch, tmp_path), db)
+
+
 @pytest.mark.usefixtures("no_tracing")
-def test_openai_agents_example_runs_its_conversation_through_the_session(
-    db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    settings = hermetic_settings(
-        monkeypatch, tmp_path, database_url=db.url.render_as_string(hide_password=False)
-    )
-    memory = build_summarizer(settings, db)
+def test_openai_agents_example_runs_its_conversation_through_the_session(memory: Summarizer) -> None:
     model = ScriptedModel(
         [
             [function_call("order_status", {"order_id": "A-1001"}, call_id="c1")],
@@ -130,13 +131,7 @@ def test_openai_agents_example_runs_its_conversation_through_the_session(
     assert kinds.count("tool_result") == 2
 
 
-def test_langchain_example_runs_its_conversation_through_the_middleware(
-    db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    settings = hermetic_settings(
-        monkeypatch, tmp_path, database_url=db.url.render_as_string(hide_password=False)
-    )
-    memory = build_summarizer(settings, db)
+def test_langchain_example_runs_its_conversation_through_the_middleware(memory: Summarizer) -> None:
     script = [
         AIMessage("", tool_calls=[{"name": "order_status", "args": {"order_id": "A-1001"}, "id": "c1"}]),
         AIMessage("It arrives on Friday."),

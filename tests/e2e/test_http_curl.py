@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,8 +14,9 @@ from typing import Any
 import pytest
 
 from tests.acceptance.cli import run_cli
-from tests.support.fleet import free_port, wait_for
+from tests.support.fleet import free_port, stop_group, wait_for
 from tests.support.http_api import API_TOKENS, OPERATOR_TOKEN, SCOPED_TOKEN
+from tests.support.mcp_server_process import full_env
 from tests.support.services import ROOT, service_missing
 
 pytestmark = pytest.mark.slow
@@ -68,12 +66,21 @@ def server_env(tmp_path: Path, database_url: str) -> dict[str, str]:
     }
 
 
+def backend_env(request: pytest.FixtureRequest, tmp_path: Path, sqlite_file: str) -> dict[str, str]:
+    """`server_env` on the backend a fixture is parametrized with ("sqlite": a migrated file of that name
+    under tmp_path; "postgresql": the test's PostgreSQL database)."""
+    if request.param == "sqlite":
+        env = server_env(tmp_path, f"sqlite:///{(tmp_path / sqlite_file).as_posix()}")
+        assert run_cli("db", "upgrade", env=env).returncode == 0
+        return env
+    return server_env(tmp_path, request.getfixturevalue("postgres_url"))
+
+
 def spawn_serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "summarizer", "serve", "--port", str(port)],
-            env=full_env,
+            env=full_env(env),
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -83,12 +90,7 @@ def spawn_serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[b
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{(tmp_path / 'api.db').as_posix()}"
-        env = server_env(tmp_path, url)
-        assert run_cli("db", "upgrade", env=env).returncode == 0
-    else:
-        env = server_env(tmp_path, request.getfixturevalue("postgres_url"))
+    env = backend_env(request, tmp_path, "api.db")
     port = free_port()
     log = tmp_path / "serve.log"
     proc = spawn_serve(env, port, log)
@@ -98,13 +100,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
         wait_for(lambda: api.curl(f"{base}/healthz", token=None).status == 200, 60, "summarizer serve")
         yield api
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(15)
+        stop_group(proc)
     assert "Traceback" not in log.read_text(), log.read_text()
 
 

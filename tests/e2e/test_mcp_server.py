@@ -19,7 +19,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from tests.acceptance.cli import run_cli
-from tests.e2e.test_http_curl import server_env
+from tests.e2e.test_http_curl import backend_env
 from tests.support.http_api import API_TOKENS, OPERATOR_TOKEN, SCOPED_TOKEN
 from tests.support.mcp_clients import mcp_session
 from tests.support.mcp_server_process import full_env, mcp_http_server
@@ -53,11 +53,7 @@ def _conversation(agent: str) -> str:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
-    if request.param == "sqlite":
-        found = server_env(tmp_path, f"sqlite:///{(tmp_path / 'mcp.db').as_posix()}")
-        assert run_cli("db", "upgrade", env=found).returncode == 0
-    else:
-        found = server_env(tmp_path, request.getfixturevalue("postgres_url"))
+    found = backend_env(request, tmp_path, "mcp.db")
     for agent in (AGENT, OTHER):
         source = tmp_path / f"{agent.replace('/', '_')}.jsonl"
         source.write_text(_conversation(agent))

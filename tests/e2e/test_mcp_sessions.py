@@ -17,7 +17,7 @@ import httpx2
 import pytest
 
 from tests.acceptance.cli import run_cli
-from tests.e2e.test_http_curl import server_env
+from tests.e2e.test_http_curl import backend_env
 from tests.support.fleet import wait_for
 from tests.support.http_api import OPERATOR_TOKEN, SCOPED_TOKEN
 from tests.support.mcp_clients import calls_in_flight, mcp_session
@@ -36,11 +36,7 @@ LIVE_CALL_LIMIT = 1.0
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
-    if request.param == "sqlite":
-        found = server_env(tmp_path, f"sqlite:///{(tmp_path / 'mcp.db').as_posix()}")
-        assert run_cli("db", "upgrade", env=found).returncode == 0
-    else:
-        found = server_env(tmp_path, request.getfixturevalue("postgres_url"))
+    found = backend_env(request, tmp_path, "mcp.db")
     lines = [{"agent": TINY, "kind": "user", "content": "hello there", "id": "t1"}]
     for n in range(EXCHANGES):
         text = f"Task {n}: " + " ".join(f"detail{n}-{i}" for i in range(12))
@@ -130,8 +126,17 @@ def _open_session(url: str, token: str) -> httpx2.Response:
             "clientInfo": {"name": "t", "version": "1"},
         },
     }
-    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
-    return httpx2.post(url, json=body, headers=headers, timeout=30)
+    return httpx2.post(url, json=body, headers=_headers(token), timeout=30)
+
+
+def _ping(url: str, token: str, session_id: str) -> httpx2.Response:
+    """A `ping` within the session `session_id`, presented with `token`."""
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    return httpx2.post(url, json=ping, headers=_headers(token) | {"Mcp-Session-Id": session_id})
+
+
+def _headers(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
 
 
 def test_a_token_holds_a_bounded_number_of_sessions_and_idle_ones_expire(capped_server: str) -> None:
@@ -147,30 +152,13 @@ def test_a_token_holds_a_bounded_number_of_sessions_and_idle_ones_expire(capped_
     assert _open_session(capped_server, OPERATOR_TOKEN).status_code == 200  # other tokens are not held up
 
     # A session is the token's own: another token presenting its id is told there is no such session.
-    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-    stolen = httpx2.post(
-        capped_server,
-        json=ping,
-        headers={
-            "Authorization": f"Bearer {OPERATOR_TOKEN}",
-            "Accept": "application/json, text/event-stream",
-            "Mcp-Session-Id": ids[0],
-        },
-    )
+    stolen = _ping(capped_server, OPERATOR_TOKEN, ids[0])
     assert stolen.status_code == 404
 
     # Both sessions go idle (no request in flight) and expire; the token has room again. Waiting opens
     # no request on them, which would keep them alive.
     wait_for(lambda: _open_session(capped_server, SCOPED_TOKEN).status_code == 200, 30, "room for a session")
-    gone = httpx2.post(
-        capped_server,
-        json=ping,
-        headers={
-            "Authorization": f"Bearer {SCOPED_TOKEN}",
-            "Accept": "application/json, text/event-stream",
-            "Mcp-Session-Id": ids[0],
-        },
-    )
+    gone = _ping(capped_server, SCOPED_TOKEN, ids[0])
     assert gone.status_code == 404
 
 

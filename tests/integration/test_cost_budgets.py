@@ -18,8 +18,6 @@ from sqlalchemy import select
 from summarizer import composition
 from summarizer.composition.costs import build_cost_budgets, build_costs
 from summarizer.composition.llm import build_engine
-from summarizer.domain.kinds import Kind
-from summarizer.domain.messages import NewMessage
 from summarizer.llm.offline import OfflineLLM
 from summarizer.service.update import UpdateService
 from summarizer.storage.cost_port import BUDGET_PATH, COST_BUDGET
@@ -28,6 +26,7 @@ from summarizer.storage.sql.schema import alerts, summary_runs
 from summarizer.testing.fake_chat_completions import FakeChatCompletionsAPI, bad_json_arguments
 from summarizer.testing.fake_messages_api import FakeMessagesAPI
 from tests.support.http_api import hermetic_settings
+from tests.support.workload import module_changes
 
 
 class ShiftedClock:
@@ -59,15 +58,6 @@ LIST_PRICES = {
 }
 ONE_CALL = {"anthropic": Decimal("0.00195"), "openai": Decimal("0.00027")}
 """What one fake call costs: 1,200 input and 150 output tokens at the model's list price."""
-
-
-def _conversation(start: int, n: int) -> list[NewMessage]:
-    words = " ".join(f"w{i}" for i in range(30))
-    out: list[NewMessage] = []
-    for i in range(start, start + n):
-        out.append(NewMessage(Kind.USER, f"Please change module {i}: {words}"))
-        out.append(NewMessage(Kind.ASSISTANT, f"Changed module {i}; the tests pass. {words}"))
-    return out
 
 
 @contextmanager
@@ -137,9 +127,9 @@ def test_a_budget_spent_mid_day_routes_updates_offline_with_one_alert_until_the_
         )
         api = composition.build_summarizer(settings, db)
         costs = build_costs(settings, db)
-        api.record_batch("bot", _conversation(0, 3))
+        api.record_batch("bot", module_changes(0, 3))
         costs.set_budget("bot", ONE_CALL[provider] * 2, day1)  # two model updates a day
-        api.record_batch("bot", _conversation(3, 9))
+        api.record_batch("bot", module_changes(3, 9))
         service.drain("bot")
         assert api.unsummarized("bot") == 0  # degrade, never drop
         assert _model_calls(fake, provider) == 2
@@ -155,14 +145,14 @@ def test_a_budget_spent_mid_day_routes_updates_offline_with_one_alert_until_the_
         assert costs.budget("bot", clock()).spent_today_usd == ONE_CALL[provider] * 2
 
         # Later the same day: still offline, still one alert.
-        api.record_batch("bot", _conversation(12, 4))
+        api.record_batch("bot", module_changes(12, 4))
         service.drain("bot")
         assert _model_calls(fake, provider) == 2
         with db.read() as conn:
             assert conn.execute(select(alerts.c.id).where(alerts.c.kind == COST_BUDGET)).all().__len__() == 1
 
         day2 = clock.next_day()  # the day turned: the model writes again and yesterday's alert is resolved
-        api.record_batch("bot", _conversation(16, 4))
+        api.record_batch("bot", module_changes(16, 4))
         service.drain("bot")
         assert api.unsummarized("bot") == 0
         assert _model_calls(fake, provider) == 4  # two more, then the new day's budget is spent too
@@ -212,7 +202,7 @@ def test_answers_the_model_wasted_are_reported_unpriced_not_free(
             llm_max_retries=0,
         )
         api = composition.build_summarizer(settings, db)
-        api.record_batch("bot", _conversation(0, 4))
+        api.record_batch("bot", module_changes(0, 4))
         composition.build_update_service(settings, db).run("bot")
     with db.read() as conn:
         path, model, spent = conn.execute(

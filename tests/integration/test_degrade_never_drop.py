@@ -13,8 +13,6 @@ from sqlalchemy import select
 
 from summarizer import composition
 from summarizer.api import Summarizer
-from summarizer.domain.kinds import Kind
-from summarizer.domain.messages import NewMessage
 from summarizer.engine.ports import AnswerUnusable, LLMAnswer, LLMRequest
 from summarizer.service.ledger import ledger_entries
 from summarizer.service.poison import fold
@@ -32,6 +30,7 @@ from summarizer.testing.fake_chat_completions import (
     tool_call_reply,
 )
 from tests.support.http_api import hermetic_settings
+from tests.support.workload import module_changes
 
 KEY = "sk-fake-degrade"
 BAD_ANSWERS: dict[str, Callable[[str], Reply]] = {
@@ -61,15 +60,6 @@ def _drain_all(service: UpdateService, api: Summarizer, agent: str) -> None:
     raise AssertionError(f"{api.unsummarized(agent)} exchange(s) still waiting")
 
 
-def _conversation(n: int) -> list[NewMessage]:
-    words = " ".join(f"w{i}" for i in range(30))
-    batch: list[NewMessage] = []
-    for i in range(n):
-        batch.append(NewMessage(Kind.USER, f"Please change module {i}: {words}"))
-        batch.append(NewMessage(Kind.ASSISTANT, f"Changed module {i}; the tests pass. {words}"))
-    return batch
-
-
 @pytest.fixture(params=sorted(BAD_ANSWERS))
 def bad_model(request: pytest.FixtureRequest) -> Iterator[FakeChatCompletionsAPI]:
     answer = BAD_ANSWERS[request.param]
@@ -93,7 +83,7 @@ def test_every_evicted_exchange_is_summarized_whatever_the_model_answers(
     )
     api = composition.build_summarizer(settings, db)
     service = composition.build_update_service(settings, db)
-    report = api.record_batch("bot", _conversation(10))
+    report = api.record_batch("bot", module_changes(0, 10))
     assert report.evicted_exchanges >= 5
     _drain_all(service, api, "bot")
 
@@ -134,7 +124,7 @@ def test_the_usage_of_unusable_answers_is_recorded(
         )
         api = composition.build_summarizer(settings, db)
         service = composition.build_update_service(settings, db)
-        api.record_batch("bot", _conversation(6))
+        api.record_batch("bot", module_changes(0, 6))
         _drain_all(service, api, "bot")
         calls = len(fake.requests_to("/v1/chat/completions"))
     with db.read() as conn:
@@ -197,7 +187,7 @@ def test_answers_citing_exchanges_that_do_not_exist_are_retried_split_then_degra
         )
         api = composition.build_summarizer(settings, db)
         service = composition.build_update_service(settings, db)
-        report = api.record_batch("bot", _conversation(8))
+        report = api.record_batch("bot", module_changes(0, 8))
         for _ in range(100):  # retries back off a few milliseconds: run until nothing waits
             service.due()
             service.drain("bot")

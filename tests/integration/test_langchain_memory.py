@@ -25,7 +25,7 @@ from summarizer.integrations.langchain import SummarizerChatMessageHistory, Summ
 from summarizer.integrations.raw_sdks import openai_chat_messages
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from tests.support.http_api import hermetic_settings
+from tests.support.http_api import hermetic_settings_on
 from tests.support.langchain_fakes import ToolTakingFakeChatModel
 
 BUDGET = 400
@@ -35,8 +35,7 @@ SYSTEM_PROMPT = "Answer stock questions."
 
 @pytest.fixture
 def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
-    url = db.url.render_as_string(hide_password=False)
-    return hermetic_settings(monkeypatch, tmp_path, window_tokens=BUDGET, batch_size=1, database_url=url)
+    return hermetic_settings_on(db, monkeypatch, tmp_path, window_tokens=BUDGET, batch_size=1)
 
 
 @tool

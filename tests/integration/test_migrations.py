@@ -22,20 +22,12 @@ from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.recall import SqlRecallStore
 from summarizer.storage.sql.schema import compared, metadata
-from tests.support.services import fresh_postgres_database
+from tests.support.services import empty_database
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "sqlite":
-        database = connect_database(f"sqlite:///{(tmp_path / 'm.db').as_posix()}")
-        yield database
-        database.dispose()
-        return
-    for url in fresh_postgres_database("summarizer_migrations"):
-        database = connect_database(url)
-        yield database
-        database.dispose()
+    yield from empty_database(request.param, tmp_path, "summarizer_migrations")
 
 
 def schema_differences(db: Database) -> list[object]:

@@ -14,8 +14,6 @@ import pytest
 from sqlalchemy import select
 
 from summarizer import composition
-from summarizer.domain.kinds import Kind
-from summarizer.domain.messages import NewMessage
 from summarizer.service.model_routing import ModelRouting
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import alerts, summary_runs
@@ -29,15 +27,7 @@ from summarizer.testing.fake_chat_completions import (
 )
 from tests.contract.support import T0
 from tests.support.http_api import hermetic_settings
-
-
-def _conversation(start: int, n: int) -> list[NewMessage]:
-    words = " ".join(f"w{i}" for i in range(30))
-    out: list[NewMessage] = []
-    for i in range(start, start + n):
-        out.append(NewMessage(Kind.USER, f"Please change module {i}: {words}"))
-        out.append(NewMessage(Kind.ASSISTANT, f"Changed module {i}; the tests pass. {words}"))
-    return out
+from tests.support.workload import module_changes
 
 
 def _tool_of(body: Mapping[str, Any]) -> str:
@@ -68,7 +58,7 @@ def test_a_model_that_keeps_failing_an_agent_is_routed_around_with_one_alert(
         settings = hermetic_settings(monkeypatch, tmp_path, model_breaker_seconds=3600, **common)
         api = composition.build_summarizer(settings, db)
         service = composition.build_update_service(settings, db)
-        evicted = api.record_batch("bot", _conversation(0, 12)).evicted_exchanges
+        evicted = api.record_batch("bot", module_changes(0, 12)).evicted_exchanges
         assert evicted >= 4
         service.drain("bot")
         assert api.unsummarized("bot") == 0
@@ -86,7 +76,7 @@ def test_a_model_that_keeps_failing_an_agent_is_routed_around_with_one_alert(
         healthy[0] = True
         settings = hermetic_settings(monkeypatch, tmp_path, model_breaker_seconds=0.001, **common)
         service = composition.build_update_service(settings, db)
-        api.record_batch("bot", _conversation(100, 3))
+        api.record_batch("bot", module_changes(100, 3))
         service.drain("bot")
         with db.read() as conn:
             last = (

@@ -23,7 +23,7 @@ from summarizer.domain.tokens import ByteEstimateCounter, message_tokens
 from summarizer.integrations.openai_agents import SummarizerSession, item_messages
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from tests.support.http_api import hermetic_settings
+from tests.support.http_api import hermetic_settings_on
 from tests.support.sdk_types import check_responses_items
 
 BUDGET = 400
@@ -32,8 +32,7 @@ TURNS = 200
 
 @pytest.fixture
 def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> Settings:
-    url = db.url.render_as_string(hide_password=False)
-    return hermetic_settings(monkeypatch, tmp_path, window_tokens=BUDGET, batch_size=1, database_url=url)
+    return hermetic_settings_on(db, monkeypatch, tmp_path, window_tokens=BUDGET, batch_size=1)
 
 
 @function_tool

@@ -27,11 +27,10 @@ from summarizer.service.provenance import Provenance
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.steering import InstructionsRefused, PinRefused, Steering, UnknownPin
 from summarizer.service.update import UpdateService
-from summarizer.storage.backends import connect_database
 from summarizer.storage.sql import migrations
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import TODO_CALLS, messages
-from tests.support.services import fresh_postgres_database
+from tests.support.services import empty_database
 from tests.support.workload import fake_engine, feed, make_store
 
 CONFIG = WorkerConfig(batch_size=1, batch_max_wait=0, follow_on_seconds=0)
@@ -230,15 +229,7 @@ def test_the_newest_todo_call_is_one_probe_of_its_partial_index(db: Database) ->
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "sqlite":
-        database = connect_database(f"sqlite:///{(tmp_path / 'pins.db').as_posix()}")
-        yield database
-        database.dispose()
-        return
-    for url in fresh_postgres_database("summarizer_pins_migration"):
-        database = connect_database(url)
-        yield database
-        database.dispose()
+    yield from empty_database(request.param, tmp_path, "summarizer_pins_migration")
 
 
 def test_downgrading_0016_takes_the_pins_out_and_keeps_the_items(empty_db: Database) -> None:

@@ -61,6 +61,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process started in its own group: SIGTERM to the group, SIGKILL if it is still there 15 s on."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(15)
+
+
 class RedisServer:
     def __init__(self, workdir: Path) -> None:
         self.port = free_port()

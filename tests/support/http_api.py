@@ -27,6 +27,14 @@ def hermetic_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **overrid
     return load_settings(**values)
 
 
+def hermetic_settings_on(
+    db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **overrides: Any
+) -> Settings:
+    """`hermetic_settings` whose database URL is `db`'s."""
+    url = db.url.render_as_string(hide_password=False)
+    return hermetic_settings(monkeypatch, tmp_path, database_url=url, **overrides)
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

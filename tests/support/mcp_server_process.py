@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.support.fleet import free_port, wait_for
+from tests.support.fleet import free_port, stop_group, wait_for
 from tests.support.services import ROOT
 
 
@@ -37,11 +36,5 @@ def mcp_http_server(env: dict[str, str], log: Path, *args: str) -> Iterator[str]
         wait_for(lambda: "MCP server on" in log.read_text(), 60, "summarizer mcp --transport http")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(15)
+        stop_group(proc)
     assert "Traceback" not in log.read_text(), log.read_text()

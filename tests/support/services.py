@@ -19,6 +19,8 @@ from alembic.config import Config
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from summarizer.storage.backends import connect_database
+from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import metadata
 from tests.support.marks import require_mark
 
@@ -92,6 +94,20 @@ def fresh_postgres_database(prefix: str = "summarizer_test") -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def empty_database(kind: str, tmp_path: Path, prefix: str) -> Iterator[Database]:
+    """A database with no tables yet: a SQLite file under tmp_path ("sqlite"), or a new database on the
+    PostgreSQL test server ("postgresql"), dropped afterwards."""
+    if kind == "sqlite":
+        database = connect_database(f"sqlite:///{(tmp_path / f'{prefix}.db').as_posix()}")
+        yield database
+        database.dispose()
+        return
+    for url in fresh_postgres_database(prefix):
+        database = connect_database(url)
+        yield database
+        database.dispose()
 
 
 def copy_sqlite_template(template: Path, target: Path) -> str:

@@ -21,6 +21,17 @@ EXCHANGE_TOKENS = 20  # user 10 + assistant 10
 WINDOW_TOKENS = 45  # two exchanges fit; the third evicts the oldest
 
 
+def module_changes(start: int, n: int) -> list[NewMessage]:
+    """Exchanges `start` .. `start + n - 1`: a request to change a module and its answer, about 35 words
+    each, their tokens left for the counter to count."""
+    words = " ".join(f"w{i}" for i in range(30))
+    out: list[NewMessage] = []
+    for i in range(start, start + n):
+        out.append(NewMessage(Kind.USER, f"Please change module {i}: {words}"))
+        out.append(NewMessage(Kind.ASSISTANT, f"Changed module {i}; the tests pass. {words}"))
+    return out
+
+
 def exchange_messages(i: int, at: datetime | None = None) -> list[NewMessage]:
     when = at or datetime.now(UTC) - timedelta(minutes=5)
     return [

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import locomo
-from benchmarks.locomo_recall_bench import Asked, PlainBM25, all_at, any_at, ask_all, fresh_database, rates
+from benchmarks.locomo_recall_bench import Asked, PlainBM25, all_at, any_at, ask_all, rates
+from benchmarks.pg import scratch_database
 
 
 def test_plain_bm25_puts_the_rare_word_and_the_short_document_first() -> None:
@@ -78,7 +79,7 @@ def test_a_recorded_conversation_is_asked_through_recall(tmp_path: Path) -> None
     (folder / "1.json").write_text(json.dumps(raw), encoding="utf-8")
     conversations = locomo.read_locomo(folder)
     assert conversations[0].turns[0].at == datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
-    with fresh_database("sqlite") as db:
+    with scratch_database("sqlite") as db:
         asked, latencies, unaskable = ask_all(db, conversations)
     assert unaskable == 1  # "Who greeted first?": D1:1 is the preamble, in no exchange
     assert len(asked) == len(latencies) == 2  # the adversarial question is not asked
