@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 import click
 
 from summarizer.cli.runtime import current_settings
+from summarizer.ingest.jsontext import DocumentError, loads_json
 
 RECORDING_EVENTS = frozenset({"Stop", "SubagentStop", "PreCompact", "SessionEnd"})
 GEMINI_RECORDING_EVENTS = frozenset({"AfterAgent", "PreCompress", "SessionEnd"})
@@ -53,16 +54,18 @@ def _fail(message: str) -> NoReturn:
 
 
 def _event(data: bytes) -> dict[str, Any]:
+    """The event JSON, decoded within the bounds every JSON the project reads is held to (no integer
+    longer than Python converts, no nesting deeper than MAX_NESTING)."""
     if len(data) > MAX_EVENT_BYTES:
         _fail(f"the event JSON is over {MAX_EVENT_BYTES} bytes")
     try:
-        event = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         _fail("the event is not UTF-8 text")
-    except RecursionError:
-        _fail("the event JSON is nested too deeply")
-    except ValueError as exc:
-        _fail(f"the event is not JSON ({exc})")
+    try:
+        event = loads_json(text)
+    except DocumentError as exc:
+        _fail(f"the event is not JSON that can be read ({exc.reason})")
     if not isinstance(event, dict):
         _fail("the event is not a JSON object")
     return dict(event)
@@ -73,8 +76,18 @@ def _stdin() -> bytes:
 
 
 class _NeverBlocking(click.Group):
-    """Every failure of a hook command, its arguments' included, is one line on stderr and exit status 1:
-    to the agents, 2 means "block"."""
+    """Every failure of a hook command, its arguments' included (the group's own, a hook that does not
+    exist, none at all), is one line on stderr and exit status 1: to the agents, 2 means "block"."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args:
+            _fail(
+                f"no hook named: give one of {', '.join(sorted(self.commands))} (see summarizer hook --help)"
+            )
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            _fail(exc.format_message())
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

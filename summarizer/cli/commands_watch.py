@@ -15,7 +15,16 @@ from summarizer import composition
 from summarizer.cli.params import AGENT_ID
 from summarizer.cli.runtime import current_settings
 from summarizer.composition.follow import build_follower
+from summarizer.ingest.follow import DOCUMENT_FORMATS, FOLLOWED_FORMATS
+from summarizer.ingest.log_folders import AIDER_NOTE, DEFAULT_FOLDERS_SHOWN, default_directories
 from summarizer.service.follow import Followed, Follower, is_log_name, log_files
+
+WATCH_FORMATS = (
+    "auto",
+    *(f for f in dict.fromkeys((*FOLLOWED_FORMATS, *DOCUMENT_FORMATS)) if f != "canonical"),
+    "canonical",
+)
+"""Every format `watch` follows: the logs of lines, and the documents read whole when they change."""
 
 
 @click.command()
@@ -23,10 +32,11 @@ from summarizer.service.follow import Followed, Follower, is_log_name, log_files
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "claude-code", "codex", "gemini-cli", "cline", "canonical"]),
+    type=click.Choice(WATCH_FORMATS),
     default="auto",
     show_default=True,
-    help="auto: each file's format detected from its first line.",
+    help="auto: each file's format detected from its first lines. A format given is read from the files "
+    "of its kind (lines or a document); the others are passed over.",
 )
 @click.option("--agent", "agent_id", type=AGENT_ID, help="Record every file into this one agent.")
 @click.option(
@@ -38,10 +48,12 @@ from summarizer.service.follow import Followed, Follower, is_log_name, log_files
 )
 @click.option("--once", is_flag=True, help="Record what is new in every file, then exit.")
 def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: str, once: bool) -> None:
-    """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp and
-    Cline's task folder in VS Code or a fork, those that exist) and record each new line of their *.jsonl
-    files as it is written, and each JSON document log (*.json: Gemini CLI before 0.39, Cline) when it
-    is rewritten.
+    """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
+    ~/.copilot/session-state and Cline's task folder in VS Code or a fork, those that exist) and record
+    each new line of their *.jsonl files (Claude Code, Codex CLI, Gemini CLI 0.39 and later, GitHub
+    Copilot, canonical) as it is written, and each document log (*.json: Gemini CLI before 0.39, Cline,
+    opencode, OpenHands; aider's .aider.chat.history.md) when it is rewritten. aider keeps its history
+    in each project's root: name the file or the project folder.
 
     Each file's position is kept in the database with the messages it recorded, so a restart resumes
     where it stopped: nothing lost, nothing twice. A last line still being written is waited for; a file
@@ -52,13 +64,10 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
     comes back. With --once the exit status is 0 when any file could be read (failures on stderr), 1
     when none could.
     """
-    from summarizer.ingest.follow import default_directories
-
     dirs = list(directories) or default_directories()
     if not dirs:
-        raise click.UsageError(
-            "no directory to watch: give one (~/.claude/projects, ~/.codex/sessions and ~/.gemini/tmp do not exist)"
-        )
+        defaults = ", ".join(DEFAULT_FOLDERS_SHOWN)
+        raise click.UsageError(f"no directory to watch: give one (none of {defaults} exists; {AIDER_NOTE})")
     settings = current_settings()
     follower = build_follower(settings, composition.open_database(settings), fmt=fmt, agent=agent_id, per=per)
     shown = _Shown()

@@ -1,13 +1,15 @@
 """Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`), as the tool writes them.
 
-Each line is an event. `user` and `assistant` events carry one Anthropic Messages API message (an assistant
-reply is often split over several events that share its `msg_` id, one content block each); every other
-event type (summaries, snapshots, queue operations, progress) is bookkeeping and is skipped, as are
-`isMeta` lines (text the tool injects, not the user's), except the expansion of a slash command or skill
-the user just ran, which is the user's request and opens the exchange. A compaction boundary and `/clear` are stored as
-`clear`; other slash commands (`/compact` included: its boundary already cleared) as `command`. The notes
-Claude Code writes when the user stops a turn (`[Request interrupted by user]`, `... for tool use]`) are a
-`mark` in the exchange they interrupt, never a prompt. Sidechain events (a sub-agent's conversation) are
+Each line is an event (now and then two written on one line, both read). `user` and `assistant` events
+carry one Anthropic Messages API message (an assistant reply is often split over several events that share
+its `msg_` id, one content block each); the other known event types (summaries, snapshots, queue
+operations, progress) are bookkeeping and are skipped without a word, as are `isMeta` lines (text the tool
+injects, not the user's), except the expansion of a slash command or skill the user just ran, which is
+the user's request and opens the exchange. A line of a type not known is skipped, counted, and named once
+per file. A compaction boundary and `/clear` are stored as `clear`; other slash commands (`/compact`
+included: its boundary already cleared) as `command`. The notes Claude Code writes when the user stops a
+turn (`[Request interrupted by user]`, `... for tool use]`) are a `mark` in the exchange they interrupt,
+never a prompt. Sidechain events (a sub-agent's conversation) are
 skipped, or kept as a separate agent `AGENT/sidechain-<agentId>`. The event `uuid` is the message id, so
 importing a session file again, or after it has grown, stores only what is new.
 """
@@ -15,6 +17,7 @@ importing a session file again, or after it has grown, stores only what is new.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,6 +32,32 @@ from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
 MESSAGE_EVENTS = frozenset({"user", "assistant"})
+CLAUDE_CODE_BOOKKEEPING = frozenset(
+    {
+        "file-history-snapshot",
+        "summary",
+        "queue-operation",
+        "progress",
+        "attachment",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "agent-color",
+        "last-prompt",
+        "permission-mode",
+        "mode",
+        "worktree-state",
+        "tag",
+    }
+)
+"""Claude Code line types that carry no conversation and often no session id (a 2.x session file usually
+opens with a `file-history-snapshot`): passed over without a word."""
+KNOWN_EVENTS = MESSAGE_EVENTS | CLAUDE_CODE_BOOKKEEPING | {"system"}
+"""Every line type read or knowingly passed over; a line of any other type is skipped, counted and named."""
+MAX_UNKNOWN_TYPES = 50
+"""How many unknown line types a file's reader counts and names apart; the lines of any more are counted
+together, as OTHER_UNKNOWN_TYPES."""
+OTHER_UNKNOWN_TYPES = "(further types)"
 BRANCH_MEMORY = 2000
 """How many recent lines a rewind may go back to and still be marked."""
 CLEARING_COMMANDS = frozenset({"/clear"})
@@ -158,7 +187,9 @@ class ClaudeCodeReader:
       conversation (a rewind, an edited prompt): a `rewind` marker naming that parent is stored before it,
       so the abandoned branch stays visible as such. Only a prompt can rewind: the results of parallel
       tool calls each name the line of their own call, and the reply after them names one of them;
-    - sub-agent (sidechain) events skipped are counted (`sidechains_skipped`).
+    - sub-agent (sidechain) events skipped are counted (`sidechains_skipped`);
+    - lines of a type it does not know (one a later Claude Code adds) are skipped and counted by type
+      (`unknown_types`), each type named once per file (`unknown_report`), a followed file's included.
 
     Only lines that carry conversation count as branch points (progress and hook lines never do).
     """
@@ -171,18 +202,48 @@ class ClaudeCodeReader:
         """The latest conversation lines' uuids (insertion order, at most BRANCH_MEMORY)."""
         self._previous: str | None = None
         self._command: str | None = None
+        self.unknown_types: Counter[str] = Counter()
+        """Lines skipped for a type this reader does not know, by type (names clipped)."""
+        self._first_unknown: dict[str, str] = {}
+        self._named: list[str] = []
+        """Unknown types named in an earlier read of the same (followed) file: not named again."""
 
     def state(self) -> dict[str, Any]:
         """What the next line's judgement depends on, to resume reading a followed file."""
-        return {"previous": self._previous, "command": self._command, "recent": list(self._seen)}
+        named = [*self._named, *(t for t in self.unknown_types if t not in self._named)]
+        return {
+            "previous": self._previous,
+            "command": self._command,
+            "recent": list(self._seen),
+            "unknown_types": named[:MAX_UNKNOWN_TYPES],
+        }
 
     def resume(self, kept: Mapping[str, Any]) -> None:
         previous, command, recent = kept.get("previous"), kept.get("command"), kept.get("recent")
         self._previous = previous if isinstance(previous, str) else None
         self._command = command if isinstance(command, str) else None
         self._seen = {u: None for u in recent if isinstance(u, str)} if isinstance(recent, list) else {}
+        named = kept.get("unknown_types")
+        self._named = [t for t in named if isinstance(t, str)] if isinstance(named, list) else []
+
+    def unknown_report(self) -> list[tuple[str, str]]:
+        """Where and what to say of the unknown line types met: the first line of each type, and how many
+        lines of it were skipped; types already named in an earlier read of the file are left out."""
+        return [
+            (where, f"{self.unknown_types[kind]} line(s) of unknown type {kind!r} skipped")
+            for kind, where in self._first_unknown.items()
+            if kind not in self._named
+        ]
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        kind = obj.get("type")
+        if isinstance(kind, str) and kind not in KNOWN_EVENTS:
+            name = kind if len(kind) <= 64 else kind[:61] + "..."
+            if name not in self.unknown_types and len(self.unknown_types) >= MAX_UNKNOWN_TYPES:
+                name = OTHER_UNKNOWN_TYPES
+            self.unknown_types[name] += 1
+            self._first_unknown.setdefault(name, where)
+            return []
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
         sidechain = obj.get("isSidechain") is True

@@ -2,7 +2,8 @@
 
 The canonical format is always JSON Lines. Provider exports come either way: JSONL of message objects, an
 array of messages, or a request body with a `messages` array. The layout is decided from the first
-non-blank line, so JSONL inputs are still read lazily and only whole documents are read at once.
+non-blank line, so JSONL inputs are still read lazily and only whole documents are read at once. A JSON
+Lines line that holds several objects written back to back (`{...}{...}`) gives each of them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.domain.errors import InvalidMessage
-from summarizer.ingest.jsontext import DocumentError, compact_size, loads_strict
+from summarizer.ingest.jsontext import DocumentError, compact_size, loads_sequence, loads_strict
 from summarizer.ingest.lines import JSON_WHITESPACE, Line, LineReader, over_limit_reason
 from summarizer.ingest.problems import json_type
 
@@ -46,7 +47,7 @@ def iter_jsonl(reader: LineReader, limit: int, on_bad: OnBadLine | None = None) 
         if line.blank:
             continue
         try:
-            item = _line_item(reader, line, limit)
+            items = _line_items(reader, line, limit)
         except InvalidMessage as exc:
             if reader.unterminated and line.text is not None:  # a log still being written: wait for it
                 reader.partial_lines += 1
@@ -55,7 +56,7 @@ def iter_jsonl(reader: LineReader, limit: int, on_bad: OnBadLine | None = None) 
                 raise
             on_bad(exc)
             continue
-        yield item
+        yield from items
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +85,13 @@ def iter_chat_items(
         yield from _document_items(reader, first, limit, layout, on_bad)
         return
     try:
-        yield _line_item(reader, first, limit)
+        items = _line_items(reader, first, limit)
     except InvalidMessage as exc:
         if on_bad is None:
             raise
         on_bad(exc)
+        items = []
+    yield from items
     yield from iter_jsonl(reader, limit, on_bad)
 
 
@@ -116,17 +119,29 @@ def _is_document(text: str, layout: Layout) -> bool:
     return any(key in value for key in layout.array_keys)
 
 
-def _line_item(reader: LineReader, line: Line, limit: int) -> Item:
+def _line_items(reader: LineReader, line: Line, limit: int) -> list[Item]:
+    """The object on a line, or each of the objects written back to back on it (`{...}{...}`: Claude Code
+    sometimes glues a bookkeeping object onto a reply's line), all with the line's position."""
     where = reader.where(line.number)
     if line.text is None or line.size > limit:
         raise InvalidMessage(over_limit_reason(line.size, limit), where)
     try:
-        value = loads_strict(line.text)
+        values = loads_sequence(line.text)
     except DocumentError as exc:
         raise InvalidMessage(exc.reason, where) from None
-    if not isinstance(value, dict):
-        raise InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)
-    return Item(value, where)
+    reason = not_objects(values)
+    if reason is not None:
+        raise InvalidMessage(reason, where)
+    return [Item(value, where) for value in values]
+
+
+def not_objects(values: list[Any]) -> str | None:
+    """Why the values decoded from a JSON Lines line are not all objects; None when they are."""
+    for index, value in enumerate(values):
+        if not isinstance(value, dict):
+            which = f" (value {index + 1} of {len(values)} on the line)" if len(values) > 1 else ""
+            return f"expected a JSON object, got {json_type(value)}{which}"
+    return None
 
 
 def _document_items(

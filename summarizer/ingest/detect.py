@@ -3,9 +3,10 @@
 Each format is recognised by keys its own published shape always has. A JSON Lines input is judged by the
 first line that carries a format's signature, within the first HEAD_LINES lines and HEAD_BYTES bytes:
 bookkeeping lines (Claude Code's `file-history-snapshot`, `queue-operation`, ...) and lines that are not
-JSON are passed over, and an input of Claude Code bookkeeping alone is still Claude Code. When nothing
-matches, the error names every format tried and the nearest miss, with the `--format` to pass when the
-nearest is a known format, so a user learns what to pass instead of reading a parser's complaint.
+JSON are passed over (a line of objects written back to back is judged by each of them), and an input of
+Claude Code bookkeeping alone is still Claude Code. When nothing matches, the error names every format
+tried and the nearest miss, with the `--format` to pass when the nearest is a known format, so a user
+learns what to pass instead of reading a parser's complaint.
 
 `ingest`, `watch` and the hooks all detect through `detect`.
 """
@@ -20,34 +21,16 @@ from typing import Any
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.ingest.aider import looks_like_aider
+from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING
 from summarizer.ingest.cline import looks_like_cline
 from summarizer.ingest.codex import is_older_session_line
 from summarizer.ingest.copilot import looks_like_copilot_event
-from summarizer.ingest.jsontext import loads_json
+from summarizer.ingest.jsontext import loads_json, loads_sequence
 
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
 HEAD_LINES = 64
 """How many JSON Lines lines detection looks through for one that carries a format's signature."""
-CLAUDE_CODE_BOOKKEEPING = frozenset(
-    {
-        "file-history-snapshot",
-        "summary",
-        "queue-operation",
-        "progress",
-        "attachment",
-        "custom-title",
-        "ai-title",
-        "last-prompt",
-        "permission-mode",
-        "mode",
-        "worktree-state",
-        "tag",
-    }
-)
-"""Claude Code line types that carry no conversation and often no session id (a 2.x session file usually
-opens with a `file-history-snapshot`)."""
-
 IMPORTABLE = (
     "claude-code",
     "codex",
@@ -153,19 +136,20 @@ def _from_lines(text: str, *, truncated: bool) -> tuple[Detected | Miss | None, 
     values = 0
     for index, line in enumerate(lines):
         try:
-            value = loads_json(line)
+            on_line = loads_sequence(line, strict=False)  # a line may hold objects written back to back
         except ValueError:
             continue
-        values += 1
-        if isinstance(value, Mapping) and _claude_code_bookkeeping(value):
-            bookkeeping = bookkeeping or str(value.get("type"))
-            continue
-        found = _match(value)
-        if isinstance(found, Detected):
-            if found.format == "openai" and isinstance(value, Mapping) and "type" not in value:
-                return _responses_later(lines[index + 1 :]) or found, "JSON Lines"
-            return found, "JSON Lines"
-        nearest = nearest or found
+        for value in on_line:
+            values += 1
+            if isinstance(value, Mapping) and _claude_code_bookkeeping(value):
+                bookkeeping = bookkeeping or str(value.get("type"))
+                continue
+            found = _match(value)
+            if isinstance(found, Detected):
+                if found.format == "openai" and isinstance(value, Mapping) and "type" not in value:
+                    return _responses_later(lines[index + 1 :]) or found, "JSON Lines"
+                return found, "JSON Lines"
+            nearest = nearest or found
     if bookkeeping is not None:
         reason = f"Claude Code bookkeeping lines only so far (type {bookkeeping!r})"
         return Detected("claude-code", reason), "JSON Lines"

@@ -1,11 +1,13 @@
 """Reading an agent log that is still being written: from where the last read stopped, whole lines only.
 
 A followed file is read from its recorded offset. Only complete lines count (a last line without its
-newline is left for the next read, however it ends); a line that is not JSON is skipped and counted, not
-fatal (a live log is not refused for one torn line). The reader stops at checkpoints: lines after which
-its format's parser holds nothing back (Codex holds a user item until it learns whether the user typed
-it), so the offset it returns, and the state saved with it (the agents' last ids and times that derived
-ids continue from, a Codex session), are exactly where the next read resumes. A file whose identity
+newline is left for the next read, however it ends); a line holding several objects written back to back
+is read as each of them, and a line that is not JSON objects is skipped and counted, not fatal (a live
+log is not refused for one torn line). The reader stops at checkpoints: lines after which its format's
+parser holds nothing back (Codex holds a user item until it learns whether the user typed it, and a typed
+prompt's event until its item comes or the model answers), so the offset it returns, and the state saved
+with it (the agents' last ids and times that derived ids continue from, a Codex session), are exactly
+where the next read resumes; a read goes past its line budget until it reaches one. A file whose identity
 changed (another inode, different first bytes, or shorter than the offset: rewritten or rotated) is read
 again from the start; its lines' ids make the store skip what it already holds.
 
@@ -16,23 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.followed import FilePosition
-from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
-from summarizer.ingest.codex import CodexRollout
-from summarizer.ingest.containers import Item
-from summarizer.ingest.copilot import CopilotEvents
-from summarizer.ingest.detect import CLAUDE_CODE_BOOKKEEPING, UndetectedFormat, detect
-from summarizer.ingest.gemini_cli import GeminiSession
-from summarizer.ingest.jsontext import loads_json
+from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING
+from summarizer.ingest.containers import not_objects
+from summarizer.ingest.detect import UndetectedFormat, detect
+from summarizer.ingest.jsontext import DocumentError, loads_sequence
+from summarizer.ingest.line_parsers import line_parser
 from summarizer.ingest.lines import first_lines
+from summarizer.ingest.log_folders import default_directories as default_directories
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.reader import iter_stream_records
 from summarizer.ingest.records import IngestRecord
@@ -62,78 +60,6 @@ class FollowRead:
     problem: str | None = None
 
 
-class _LineParser(Protocol):
-    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]: ...
-
-    @property
-    def pending(self) -> bool: ...
-
-    def state(self) -> dict[str, Any]: ...
-
-
-class _Lines:
-    """Canonical lines, Gemini CLI's session log (its session id kept with the position), and Claude
-    Code's (its reader's memory of the recent lines, for rewinds and command expansions, is kept too)."""
-
-    def __init__(self, fmt: str, agent: str | None, kept: Mapping[str, Any]) -> None:
-        self._fmt = fmt
-        self._agent = agent
-        self._claude = ClaudeCodeReader(agent, ClaudeCodeOptions())
-        self._claude.resume(kept)
-        self._gemini = GeminiSession(agent)
-        self._gemini.resume(kept)
-        self._copilot = CopilotEvents(agent)
-        self._copilot.resume(kept)
-
-    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
-        if self._fmt == "claude-code":
-            return self._claude.feed(obj, where)
-        if self._fmt == "gemini-cli":
-            return self._gemini.feed(Item(dict(obj), where))
-        if self._fmt == "copilot":
-            return self._copilot.feed(obj, where)
-        return [parse_canonical(obj, self._agent, where)]
-
-    @property
-    def pending(self) -> bool:
-        return False
-
-    def state(self) -> dict[str, Any]:
-        if self._fmt == "gemini-cli":
-            return self._gemini.state()
-        if self._fmt == "copilot":
-            return self._copilot.state()
-        return self._claude.state() if self._fmt == "claude-code" else {}
-
-
-class _Codex:
-    def __init__(self, agent: str | None, kept: Mapping[str, Any]) -> None:
-        self.rollout = CodexRollout(agent)
-        session = kept.get("session")
-        self.rollout.session = session if isinstance(session, str) else None
-        self.rollout.typed_prompts_logged = kept.get("typed_prompts_logged") is True
-        ahead = kept.get("typed_ahead")
-        self.rollout.typed_ahead = ahead if isinstance(ahead, str) else None
-        started = kept.get("started")
-        self.rollout.started = started if isinstance(started, str) else None
-
-    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
-        return self.rollout.feed(obj, where)
-
-    @property
-    def pending(self) -> bool:
-        return bool(self.rollout.held)
-
-    def state(self) -> dict[str, Any]:
-        r = self.rollout
-        return {
-            "session": r.session,
-            "typed_prompts_logged": r.typed_prompts_logged,
-            "typed_ahead": r.typed_ahead,
-            "started": r.started,
-        }
-
-
 def identity(path: Path) -> tuple[str, int]:
     stat = path.stat()
     return f"{stat.st_dev}:{stat.st_ino}", stat.st_size
@@ -148,7 +74,10 @@ def _head(stream: Any, length: int) -> str:
 def read_new(
     path: Path, position: FilePosition | None, *, fmt: str = "auto", agent: str | None = None, max_bytes: int
 ) -> FollowRead:
-    """The records of the lines added to `path` since `position` (None: from the start)."""
+    """The records of the lines added to `path` since `position` (None: from the start). A format given
+    that is no log of lines (`fmt`, not "auto") passes the file over: nothing, and no problem."""
+    if fmt != "auto" and fmt not in FOLLOWED_FORMATS:
+        return FollowRead([], None)
     file_id, size = identity(path)
     with path.open("rb") as stream:
         restarted = False
@@ -183,7 +112,9 @@ def read_document(
     it changed since `position`: the whole document is read again (the agent rewrites it whole) and the
     store skips what it holds by the messages' ids. A document of no agent-log format is no log: nothing,
     and no problem (its format is told from its first bytes). A log over `max_document_bytes` is refused
-    unread (a problem, and no position)."""
+    unread (a problem, and no position). A format given that is no document log is passed over too."""
+    if fmt != "auto" and fmt not in DOCUMENT_FORMATS:
+        return FollowRead([], None)
     file_id, size = identity(path)
     found = fmt
     if fmt == "auto":
@@ -234,12 +165,13 @@ def _document_format(head: bytes, path: Path, size: int) -> str | None:
     return found if found in DOCUMENT_FORMATS else None
 
 
-def _said(warnings: list[str]) -> str | None:
-    """What a tolerant read left out, in one line: the first thing, and how many more."""
+def _said(warnings: list[str], unlisted: int = 0) -> str | None:
+    """What a tolerant read left out, in one line: the first thing, and how many more (`unlisted` of
+    them not in the list)."""
     if not warnings:
         return None
-    more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
-    return f"{warnings[0]}{more}"
+    more = len(warnings) - 1 + unlisted
+    return f"{warnings[0]}" + (f" (and {more} more)" if more else "")
 
 
 def _format(stream: Any, fmt: str, label: str, max_bytes: int) -> str | None:
@@ -267,11 +199,8 @@ def _bookkeeping_only(head: bytes) -> bool:
     for line in head.splitlines():
         if not line.strip():
             continue
-        try:
-            obj = loads_json(line)
-        except (ValueError, RecursionError):
-            return False
-        if not isinstance(obj, dict) or obj.get("type") not in CLAUDE_CODE_BOOKKEEPING:
+        objects, _bad = _line_objects(line)
+        if not objects or any(obj.get("type") not in CLAUDE_CODE_BOOKKEEPING for obj in objects):
             return False
     return True
 
@@ -286,11 +215,7 @@ def _read_lines(
     file_id: str,
 ) -> FollowRead:
     kept = position.state
-    parser: _LineParser = (
-        _Codex(agent, kept.get("parser") or {})
-        if position.format == "codex"
-        else _Lines(position.format, agent, kept.get("parser") or {})
-    )
+    parser = line_parser(position.format, agent, kept.get("parser") or {})
     streams = streams_from_json(kept.get("streams"))
     notes = ReadNotes()
     out: list[IngestRecord] = []
@@ -301,49 +226,75 @@ def _read_lines(
     line_number = int(kept.get("lines", 0))
     stream.seek(offset)
     skipped = lines = 0
-    problem = None
-    while lines < MAX_LINES_PER_READ:
+    problems: list[str] = []  # the first thing left out; the others are counted
+    unlisted = 0
+    ended = False
+    # Past the line budget only while no checkpoint was reached: every read moves the position on.
+    while lines < MAX_LINES_PER_READ or checkpoint == position.offset:
         raw = stream.readline(max_bytes + 2)
-        obj: object = None
+        objects: list[dict[str, Any]] = []
+        bad: str | None = None
         if raw.endswith(b"\n"):
             offset += len(raw)
-            try:
-                obj = loads_json(raw)
-            except ValueError:
-                obj = None
+            objects, bad = _line_objects(raw)
         elif len(raw) < max_bytes + 2:
-            break  # the end, or a line still being written
+            ended = True  # the end, or a line still being written
+            break
         else:
             rest = _rest_of_line(stream)
             if rest is None:
-                break  # an oversized line still being written
+                ended = True  # an oversized line still being written
+                break
             offset += len(raw) + rest
-            problem = (
-                f"{path}:{line_number + 1}: a line over {max_bytes} bytes (SUMMARIZER_MAX_MESSAGE_BYTES)"
-            )
+            bad = f"a line over {max_bytes} bytes (SUMMARIZER_MAX_MESSAGE_BYTES)"
         lines += 1
         line_number += 1
         where = f"{path}:{line_number}"
-        if not isinstance(obj, dict):
+        if bad is not None:
             skipped += 1
-        else:
+            unlisted += _note(problems, f"{where}: {bad}")
+        for obj in objects:
             try:
                 group.extend(parser.feed(obj, where))
             except Problem as exc:
                 skipped += 1
-                problem = f"{where}: {exc.reason}"
+                unlisted += _note(problems, f"{where}: {exc.reason}")
         if not parser.pending:
             try:
                 out.extend(sequence(group, notes, strict_time=False, derive_ids=True, streams=streams))
             except InvalidMessage as exc:
                 skipped += 1
-                problem = str(exc)
+                unlisted += _note(problems, str(exc))
             group = []
             checkpoint = offset
             state = {"streams": streams_json(streams), "parser": parser.state(), "lines": line_number}
-    more = lines >= MAX_LINES_PER_READ
+    more = not ended
+    unknown_lines, unknown_report = parser.unknown()
+    skipped += unknown_lines
     new = FilePosition(position.format, file_id, _head(stream, HEAD_BYTES), checkpoint, state)
-    return FollowRead(out, new, restarted, skipped, more, problem)
+    return FollowRead(out, new, restarted, skipped, more, _said([*problems, *unknown_report], unlisted))
+
+
+def _note(problems: list[str], problem: str) -> int:
+    """Keep the first problem of a read; 1 for each later one, only counted (a line of a million objects
+    must not keep a million reasons)."""
+    if problems:
+        return 1
+    problems.append(problem)
+    return 0
+
+
+def _line_objects(raw: bytes) -> tuple[list[dict[str, Any]], str | None]:
+    """The object on a complete line, or each of those written back to back on it (`{...}{...}`); none,
+    and why, when the line is not entirely JSON objects (it is skipped). A blank line is no problem."""
+    if not raw.strip():
+        return [], None
+    try:
+        values = loads_sequence(raw, strict=False)
+    except ValueError as exc:
+        return [], exc.reason if isinstance(exc, DocumentError) else "not UTF-8 text"
+    reason = not_objects(values)
+    return ([], reason) if reason is not None else (values, None)
 
 
 def _rest_of_line(stream: Any) -> int | None:
@@ -357,21 +308,3 @@ def _rest_of_line(stream: Any) -> int | None:
             return total
         if not chunk:
             return None
-
-
-CLINE_TASKS = "saoudrizwan.claude-dev/tasks"
-EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
-"""The VS Code family, whose global storage holds Cline's task folder."""
-
-
-def default_directories() -> list[Path]:
-    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI, Gemini CLI,
-    GitHub Copilot CLI and Cline (in the global storage of VS Code and its forks, on Linux and macOS).
-    aider keeps its history in each project's root: name the file to watch it."""
-    home = Path(os.path.expanduser("~"))
-    codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
-    copilot = Path(os.environ.get("COPILOT_HOME", home / ".copilot")) / "session-state"
-    configs = (home / ".config", home / "Library" / "Application Support")
-    cline = [c / editor / "User" / "globalStorage" / CLINE_TASKS for c in configs for editor in EDITORS]
-    candidates = [home / ".claude" / "projects", codex, home / ".gemini" / "tmp", copilot, *cline]
-    return [d for d in candidates if d.is_dir()]

@@ -33,6 +33,8 @@ class DocumentError(Problem, ValueError):
         super().__init__(reason)
         self.line = line
         self.offset = offset
+        self.trailing = False
+        """A whole value was read and something follows it (JSON's "Extra data")."""
 
     @classmethod
     def at(cls, what: str, text: str, position: int) -> DocumentError:
@@ -95,11 +97,69 @@ def loads_json(text: str | bytes) -> Any:
     return _decode(_LENIENT, text)
 
 
+def loads_sequence(text: str | bytes, *, strict: bool = True) -> list[Any]:
+    """The JSON values of a text that holds one value, or several written back to back (`{...}{...}`: a
+    JSON Lines log line with a second object glued on after the first). Each value is decoded under the
+    bounds and, with `strict`, the rules of `loads_strict` (without: those of `loads_json`). A text that
+    is not entirely a sequence of values fails as `loads_strict` fails on it; whitespace between values
+    is allowed."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8-sig")
+    decoder = _DECODER if strict else _LENIENT
+    try:
+        return [loads_strict(text) if strict else _decode(decoder, text)]
+    except DocumentError as exc:
+        if not exc.trailing:
+            raise
+        first_error = exc
+    values: list[Any] = []
+    position = _space_end(text, 0)
+    while position < len(text):
+        if text[position] not in _VALUE_STARTS:  # no value follows the last one: as loads_strict says
+            raise first_error
+        value, end = _decode_one(decoder, text, position)
+        values.append(value)
+        position = _space_end(text, end)
+    return values
+
+
+_VALUE_STARTS = frozenset('{["-0123456789tfnNI')
+
+
+def _space_end(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _decode_one(decoder: json.JSONDecoder, text: str, start: int) -> tuple[Any, int]:
+    """The value that starts at `start` and where it ends, under the same bounds as `_decode`."""
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno, exc.pos) from None
+    except DocumentError:
+        raise
+    except RecursionError:
+        raise _too_deep(text) from None
+    except ValueError:
+        raise _too_long_integer(text) from None
+    if isinstance(value, _CONTAINERS) and _brackets(text, start, end) > MAX_NESTING and _deeper(value):
+        raise _too_deep(text)
+    return value, end
+
+
+def _brackets(text: str, start: int, end: int) -> int:
+    return text.count("[", start, end) + text.count("{", start, end)
+
+
 def _decode(decoder: json.JSONDecoder, text: str) -> Any:
     try:
         value = decoder.decode(text)
     except json.JSONDecodeError as exc:
-        raise DocumentError(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno, exc.pos) from None
+        error = DocumentError(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno, exc.pos)
+        error.trailing = exc.msg == "Extra data"
+        raise error from None
     except DocumentError:
         raise
     except RecursionError:

@@ -265,10 +265,7 @@ def _agent_log(
 ) -> Iterator[IngestRecord]:
     """The coding agents' own logs, each read by its stateful reader."""
     if input_format is InputFormat.CLAUDE_CODE:
-        transcript = ClaudeCodeReader(default_agent, ClaudeCodeOptions(sidechains=options.sidechains))
-        for item in in_prompt_order(iter_jsonl(reader, max_message_bytes, guard.on_bad)):
-            yield from guard(item, lambda i: transcript.feed(i.value, i.where))
-        guard.notes.sidechains_skipped += transcript.sidechains_skipped
+        yield from _claude_code(reader, default_agent, max_message_bytes, options, guard)
         return
     if input_format is InputFormat.CODEX:
         rollout = CodexRollout(default_agent)
@@ -296,6 +293,18 @@ def _agent_log(
     feed = reader_of(default_agent, reader.label)
     for item in iter_chat_items(reader, max_message_bytes, layout, guard.on_bad):
         yield from guard(item, feed)
+
+
+def _claude_code(
+    reader: LineReader, default_agent: str | None, max_message_bytes: int, options: ReadOptions, guard: _Guard
+) -> Iterator[IngestRecord]:
+    transcript = ClaudeCodeReader(default_agent, ClaudeCodeOptions(sidechains=options.sidechains))
+    for item in in_prompt_order(iter_jsonl(reader, max_message_bytes, guard.on_bad)):
+        yield from guard(item, lambda i: transcript.feed(i.value, i.where))
+    guard.notes.sidechains_skipped += transcript.sidechains_skipped
+    guard.notes.skipped += sum(transcript.unknown_types.values())
+    for where, what in transcript.unknown_report():
+        guard.notes.warn(where, what)
 
 
 _DOCUMENT_LOGS: dict[

@@ -232,8 +232,9 @@ def test_a_wrong_explicit_format_names_the_format_the_file_looks_like(env: dict[
     codex = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
     claude = CLAUDE_CODE / "compact_after_rewind.jsonl"
     nothing = run_cli("ingest", str(codex), "--format", "claude-code", env=env)
-    assert nothing.returncode == 1
-    assert "no message found" in nothing.stderr
+    assert nothing.returncode == 2  # every line of a type Claude Code does not write: skipped and named
+    assert nothing.stderr.startswith(f"{codex}:1: 1 line(s) of unknown type 'session_meta' skipped")
+    assert f"nothing could be read from {codex}" in nothing.stderr
     assert "looks like codex" in nothing.stderr
     assert "pass --format codex or leave --format out" in nothing.stderr
     refused = run_cli("ingest", str(claude), "--format", "canonical", env=env)

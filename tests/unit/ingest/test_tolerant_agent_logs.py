@@ -125,10 +125,11 @@ def test_unknown_events_and_a_broken_line_do_not_refuse_the_transcript() -> None
         (Kind.USER, "hello"),
         (Kind.ASSISTANT, "hi"),
     ]
-    assert notes.skipped == 2
+    assert notes.skipped == 3
     assert notes.warnings == [
         "chat.jsonl:4: invalid JSON: Expecting value at column 49; skipped",
         "chat.jsonl:5: an assistant event needs 'message' as an object, got string; skipped",
+        "chat.jsonl:3: 1 line(s) of unknown type 'some-event-of-next-month' skipped",
     ]
     with pytest.raises(InvalidMessage, match=r"^chat.jsonl:4: "):
         parse(text, "auto", agent=None)

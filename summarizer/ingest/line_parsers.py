@@ -1,0 +1,106 @@
+"""The parsers a followed read feeds a log's objects to, one per format of lines, each able to say what
+it holds back (a checkpoint is only where nothing is) and to save and resume its state with the position."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from summarizer.ingest.canonical import parse_canonical
+from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
+from summarizer.ingest.codex import CodexRollout
+from summarizer.ingest.containers import Item
+from summarizer.ingest.copilot import CopilotEvents
+from summarizer.ingest.gemini_cli import GeminiSession
+from summarizer.ingest.records import IngestRecord
+
+
+class LineParser(Protocol):
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]: ...
+
+    @property
+    def pending(self) -> bool: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def unknown(self) -> tuple[int, list[str]]:
+        """Lines of this read skipped for a type the reader does not know, and what to say of them
+        (`FILE:LINE: what`, each type once per file)."""
+        ...
+
+
+class _Lines:
+    """Canonical lines, Gemini CLI's session log (its session id kept with the position), and Claude
+    Code's (its reader's memory of the recent lines, for rewinds and command expansions, is kept too)."""
+
+    def __init__(self, fmt: str, agent: str | None, kept: Mapping[str, Any]) -> None:
+        self._fmt = fmt
+        self._agent = agent
+        self._claude = ClaudeCodeReader(agent, ClaudeCodeOptions())
+        self._claude.resume(kept)
+        self._gemini = GeminiSession(agent)
+        self._gemini.resume(kept)
+        self._copilot = CopilotEvents(agent)
+        self._copilot.resume(kept)
+
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        if self._fmt == "claude-code":
+            return self._claude.feed(obj, where)
+        if self._fmt == "gemini-cli":
+            return self._gemini.feed(Item(dict(obj), where))
+        if self._fmt == "copilot":
+            return self._copilot.feed(obj, where)
+        return [parse_canonical(obj, self._agent, where)]
+
+    @property
+    def pending(self) -> bool:
+        return False
+
+    def unknown(self) -> tuple[int, list[str]]:
+        if self._fmt != "claude-code":
+            return 0, []
+        report = [f"{where}: {what}" for where, what in self._claude.unknown_report()]
+        return sum(self._claude.unknown_types.values()), report
+
+    def state(self) -> dict[str, Any]:
+        if self._fmt == "gemini-cli":
+            return self._gemini.state()
+        if self._fmt == "copilot":
+            return self._copilot.state()
+        return self._claude.state() if self._fmt == "claude-code" else {}
+
+
+class _Codex:
+    def __init__(self, agent: str | None, kept: Mapping[str, Any]) -> None:
+        self.rollout = CodexRollout(agent)
+        session = kept.get("session")
+        self.rollout.session = session if isinstance(session, str) else None
+        self.rollout.typed_prompts_logged = kept.get("typed_prompts_logged") is True
+        ahead = kept.get("typed_ahead")
+        self.rollout.typed_ahead = ahead if isinstance(ahead, str) else None
+        started = kept.get("started")
+        self.rollout.started = started if isinstance(started, str) else None
+
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        return self.rollout.feed(obj, where)
+
+    @property
+    def pending(self) -> bool:
+        return self.rollout.pending
+
+    def unknown(self) -> tuple[int, list[str]]:
+        return 0, []
+
+    def state(self) -> dict[str, Any]:
+        r = self.rollout
+        return {
+            "session": r.session,
+            "typed_prompts_logged": r.typed_prompts_logged,
+            "typed_ahead": r.typed_ahead,
+            "started": r.started,
+        }
+
+
+def line_parser(fmt: str, agent: str | None, kept: Mapping[str, Any]) -> LineParser:
+    """The parser of a followed log of format `fmt`, resumed from the state `kept` with its position."""
+    return _Codex(agent, kept) if fmt == "codex" else _Lines(fmt, agent, kept)
