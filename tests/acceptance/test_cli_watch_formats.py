@@ -74,3 +74,24 @@ def test_a_format_given_reads_the_files_of_its_kind_and_passes_the_others_over(t
     for fmt in sorted(FOLLOWED - set(DOCUMENT_FORMATS)):
         passed = read_document(history, None, fmt=fmt, max_bytes=LIMIT)
         assert (passed.records, passed.position, passed.problem) == ([], None, None), fmt
+
+
+def test_vs_code_copilot_transcripts_are_followed_where_vs_code_writes_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    desktop, server = tmp_path / ".config" / "Code" / "User", tmp_path / ".vscode-server" / "data" / "User"
+    workspace = desktop / "workspaceStorage" / "5f3e0c1a" / "GitHub.copilot-chat" / "transcripts"
+    user_level = server / "GitHub.copilot-chat" / "transcripts"
+    (desktop / "workspaceStorage" / "no-copilot-here").mkdir(parents=True)
+    for folder in (workspace, user_level):
+        folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for variable in ("CODEX_HOME", "COPILOT_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    assert default_directories() == [workspace, user_level]
+    shutil.copy(FIXTURES / "copilot" / "session.jsonl", workspace / "session.jsonl")
+    env = {"HOME": str(tmp_path), "SUMMARIZER_DATABASE_URL": f"sqlite:///{tmp_path / 'watch.db'}"}
+    assert run_cli("db", "upgrade", env=env).returncode == 0
+    done = run_cli("watch", "--once", env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"{workspace / 'session.jsonl'}: stored 37 message(s)" in done.stdout
