@@ -239,6 +239,15 @@ class _Guard:
         self.notes.skipped += 1
         self.notes.warn(exc.where, f"{exc.reason}; skipped")
 
+    def unknown(self, where: str, count: int, what: str) -> None:
+        """Lines or items of a type the reader does not know (`what`, "... skipped"): an error under
+        `strict`, otherwise named, and `count` of them added to the skipped ones."""
+        if self.strict:
+            reason = what.removesuffix(" skipped")
+            raise InvalidMessage(f"{reason} (--strict reads no type it does not know)", where)
+        self.notes.skipped += count
+        self.notes.warn(where, what)
+
 
 _AGENT_LOGS = frozenset(
     {
@@ -273,8 +282,7 @@ def _agent_log(
             yield from guard(item, lambda i: rollout.feed(i.value, i.where))
         yield from rollout.finish()
         for kind, count in sorted(rollout.unknown_items.items()):
-            guard.notes.skipped += count
-            guard.notes.warn(reader.label, f"{count} response item(s) of unknown type {kind!r} skipped")
+            guard.unknown(reader.label, count, f"{count} response item(s) of unknown type {kind!r} skipped")
         return
     if input_format is InputFormat.AIDER:
         history = AiderHistory(default_agent, max_message_bytes)
@@ -286,8 +294,7 @@ def _agent_log(
         for item in iter_jsonl(reader, max_message_bytes, guard.on_bad):
             yield from guard(item, lambda i: events.feed(i.value, i.where))
         for kind, count in sorted(events.unknown_types.items()):
-            guard.notes.skipped += count
-            guard.notes.warn(reader.label, f"{count} event(s) of unknown type {kind!r} skipped")
+            guard.unknown(reader.label, count, f"{count} event(s) of unknown type {kind!r} skipped")
         return
     layout, reader_of = _DOCUMENT_LOGS[input_format]
     feed = reader_of(default_agent, reader.label)
@@ -302,9 +309,9 @@ def _claude_code(
     for item in in_prompt_order(iter_jsonl(reader, max_message_bytes, guard.on_bad)):
         yield from guard(item, lambda i: transcript.feed(i.value, i.where))
     guard.notes.sidechains_skipped += transcript.sidechains_skipped
-    guard.notes.skipped += sum(transcript.unknown_types.values())
     for where, what in transcript.unknown_report():
-        guard.notes.warn(where, what)
+        guard.unknown(where, 0, what)
+    guard.notes.skipped += sum(transcript.unknown_types.values())
 
 
 _DOCUMENT_LOGS: dict[

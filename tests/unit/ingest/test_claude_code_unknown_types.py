@@ -19,7 +19,7 @@ from summarizer.ingest.claude_code import (
     ClaudeCodeReader,
 )
 from summarizer.ingest.follow import read_new
-from tests.unit.ingest.helpers import jsonl, parse, read_fixture
+from tests.unit.ingest.helpers import failure, jsonl, parse, read_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "claude_code"
 LIMIT = 1 << 20
@@ -119,3 +119,10 @@ def test_a_flood_of_unknown_types_is_bounded() -> None:
     kept = reader.state()["unknown_types"]
     assert len(kept) == MAX_UNKNOWN_TYPES
     assert len(json.dumps(kept)) < 100 * MAX_UNKNOWN_TYPES
+
+
+def test_strict_reading_stops_at_a_type_it_does_not_know() -> None:
+    caught = failure(jsonl(*LINES), "claude-code", agent=None)
+    assert caught.where == "chat.jsonl:3"
+    assert "3 line(s) of unknown type 'turn-metrics'" in caught.reason
+    assert "--strict" in caught.reason
