@@ -5,8 +5,8 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from summarizer.domain.prices import FREE, PriceTable, default_table, read_prices
-from summarizer.service.cost_budgets import BudgetPolicy, CostBudgets, to_micros
-from summarizer.service.costs import Costs
+from summarizer.service.cost_budgets import BudgetPolicy, CostBudgets
+from summarizer.service.costs import Costs, to_micros
 from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.sql.cost_store import SqlCostStore
 from summarizer.storage.sql.database import Database

@@ -10,7 +10,7 @@ cache counts are billed at their own prices.
 
 The shipped table holds the list prices of the models the project uses by default (and a few common
 alternatives), as the providers published them on `PRICES_TAKEN_ON`; `SUMMARIZER_PRICES` adds or replaces
-models (service/costs.py reads it). The offline summarizer and the fake are free, and so is a model on a
+models (composition/costs.py reads it). The offline summarizer and the fake are free, and so is a model on a
 local server (the composition root marks it). A model missing from the table is reported as unpriced,
 never guessed.
 """

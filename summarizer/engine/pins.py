@@ -75,8 +75,8 @@ def with_now(
     if text is None:
         return others
     current = next((p for p in pins if p.name == NOW_PIN), None)
-    room = limits.pin_tokens - pins_tokens(others, count)
-    fitted = _fit(text, room, others, at, count)
+    used = pins_tokens(others, count)
+    fitted = _fit(text, limits.pin_tokens - used, others, used, at, count)
     if fitted is None:
         return others
     if current is not None and current.text == fitted:
@@ -84,11 +84,14 @@ def with_now(
     return (Pin(NOW_PIN, fitted, at, NOW_PINNED_BY), *others)
 
 
-def _fit(text: str, room: int, others: Sequence[Pin], at: datetime, count: TextCounter) -> str | None:
+def _fit(
+    text: str, room: int, others: Sequence[Pin], used: int, at: datetime, count: TextCounter
+) -> str | None:
+    """`text`, or its start with NOW_CUT_NOTE, as a "Now" pin taking at most `room` tokens beyond the
+    `used` of the operator's pins; None when not even a cut one fits."""
+
     def size(candidate: str) -> int:
-        return pins_tokens((Pin(NOW_PIN, candidate, at, NOW_PINNED_BY), *others), count) - pins_tokens(
-            others, count
-        )
+        return pins_tokens((Pin(NOW_PIN, candidate, at, NOW_PINNED_BY), *others), count) - used
 
     if size(text) <= room:
         return text

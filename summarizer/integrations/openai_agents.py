@@ -36,7 +36,7 @@ from agents.memory import SessionSettings
 
 from summarizer.api import Summarizer
 from summarizer.domain.agent_ids import check_agent_id
-from summarizer.domain.credentials import mask_credentials
+from summarizer.domain.credentials import mask_json
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage, StoredMessage
@@ -69,22 +69,11 @@ def item_messages(item: dict[str, Any], key: str, where: str = "item") -> list[N
     return [r.message for r in records] + [NewMessage(Kind.MARK, encode_item(item), host_id=key)]
 
 
-def _masked(value: Any) -> Any:
-    """Every string with the credentials in it masked, as recording masks a message's text."""
-    if isinstance(value, str):
-        return mask_credentials(value)
-    if isinstance(value, dict):
-        return {k: _masked(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(v) for v in value]
-    return value
-
-
 def encode_item(item: dict[str, Any]) -> str:
     """The item, its credentials masked, as unpadded base64url JSON: recording masks credentials in a
     message's text, and masking the JSON text itself could break it (a `password=\\"...` inside a string);
     base64url has no character a credential shape needs, so the stored text stays as written here."""
-    text = json.dumps(_masked(item), ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(mask_json(item), ensure_ascii=False, separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
 
 

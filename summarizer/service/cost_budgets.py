@@ -53,10 +53,6 @@ class BudgetVerdict:
         return f"{who} daily cost budget is spent (${usd_text(self.spent)} of ${usd_text(self.budget)})"
 
 
-def to_micros(usd: Decimal) -> int:
-    return int((usd * MILLION).to_integral_value())
-
-
 class CostBudgets:
     def __init__(
         self,

@@ -75,6 +75,11 @@ def day_start(now: datetime) -> datetime:
     return datetime.combine(now.astimezone(UTC).date(), time(), UTC)
 
 
+def to_micros(usd: Decimal) -> int:
+    """An amount in USD as whole micro-dollars (how budgets are stored)."""
+    return int((usd * MILLION).to_integral_value())
+
+
 def usd_text(amount: Decimal) -> str:
     """An exact amount as plain decimal text (no exponent, no trailing zeros): what JSON carries."""
     return format(amount.normalize(), "f") if amount else "0"
@@ -197,7 +202,7 @@ class Costs:
         """Set (None: clear) the agent's own daily budget in USD; raises UnknownAgent."""
         if usd is not None and (not usd.is_finite() or usd < 0):
             raise SummarizerError(f"a daily budget is a number of USD >= 0, got {usd}")
-        micros = None if usd is None else int((usd * MILLION).to_integral_value())
+        micros = None if usd is None else to_micros(usd)
         if not self.store.set_cost_budget(agent_id, micros):
             raise UnknownAgent(agent_id)
         return self.budget(agent_id, now)

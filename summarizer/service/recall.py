@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -108,20 +109,36 @@ class Recall:
         return total, page, any(len(hits) >= self._cap for hits in found.hits.values())
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
+class _CollectorPause:
     """Reading and ranking a question's matches makes tens of thousands of short-lived rows, tuples and
     floats, none in a reference cycle; while they live, Python's cycle collector runs over and over, now
     and then through every object of the process (on a 10k-message agent, about half of a common-word
-    query's p95). Paused for that stretch and resumed after, unless it was already off."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    query's p95). The collector is process-wide and searches run in several threads at once: it is paused
+    when the first search starts (unless it was already off) and resumed when the last one ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._searches = 0
+        self._paused = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._searches == 0 and gc.isenabled():
+                gc.disable()
+                self._paused = True
+            self._searches += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._searches -= 1
+                if self._searches == 0 and self._paused:
+                    self._paused = False
+                    gc.enable()
+
+
+_no_cycle_collection = _CollectorPause()
 
 
 def _ledger(shown: RecallDetails) -> dict[int, LedgerEntry]:

@@ -9,7 +9,7 @@ import pytest
 
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.recall import RecallFilter, TermHits
-from summarizer.service.recall import Recall
+from summarizer.service.recall import Recall, _no_cycle_collection
 from summarizer.storage.values import RecallDetails
 
 
@@ -67,3 +67,14 @@ def test_a_collector_switched_off_by_the_host_stays_off() -> None:
     finally:
         if was:
             gc.enable()
+
+
+@pytest.mark.usefixtures("collector_on")
+def test_overlapping_searches_keep_the_collector_paused_until_the_last_one_ends() -> None:
+    first, second = _no_cycle_collection(), _no_cycle_collection()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first search ends while the second still reads
+    assert not gc.isenabled(), "the first search to end resumed the collector under the other"
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
