@@ -16,10 +16,17 @@ from summarizer.cli.params import AGENT_ID
 from summarizer.cli.runtime import current_settings
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.clock import utcnow
-from summarizer.service.costs import GROUPINGS, AgentBudget, By, CostReport, Costs, usd_text
+from summarizer.service.costs import (
+    GROUPINGS,
+    MAX_BUDGET_USD,
+    AgentBudget,
+    By,
+    CostReport,
+    Costs,
+    usd_text,
+)
 
 CLEAR_WORDS = ("none", "off", "clear")
-MAX_BUDGET_USD = Decimal(1_000_000_000)
 
 
 def _open() -> Costs:

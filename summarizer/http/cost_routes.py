@@ -20,10 +20,9 @@ from summarizer.http.auth import AgentId, Operator
 from summarizer.http.operator_routes import window_seconds
 from summarizer.http.schemas import Document, Problem
 from summarizer.http.wiring import ApiServices, services
-from summarizer.service.costs import By, Costs
+from summarizer.service.costs import MAX_BUDGET_USD, By, Costs
 
 Services = Annotated[ApiServices, Depends(services)]
-MAX_BUDGET_USD = Decimal(1_000_000_000)
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem, "description": "Missing or invalid bearer token"},

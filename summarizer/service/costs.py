@@ -75,6 +75,10 @@ def day_start(now: datetime) -> datetime:
     return datetime.combine(now.astimezone(UTC).date(), time(), UTC)
 
 
+MAX_BUDGET_USD = Decimal(1_000_000_000)
+"""The largest daily budget the CLI and HTTP take."""
+
+
 def to_micros(usd: Decimal) -> int:
     """An amount in USD as whole micro-dollars (how budgets are stored)."""
     return int((usd * MILLION).to_integral_value())
