@@ -74,7 +74,7 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
     shown = _Shown()
     results = shown.catch_up(follower, dirs)
     if once:
-        if shown.failures and not any(not r.failed for r in results):
+        if shown.failures and all(r.failed for r in results):
             raise SystemExit(1)
         return
     stop = threading.Event()

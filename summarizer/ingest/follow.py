@@ -171,7 +171,7 @@ def _said(warnings: list[str], unlisted: int = 0) -> str | None:
     if not warnings:
         return None
     more = len(warnings) - 1 + unlisted
-    return f"{warnings[0]}" + (f" (and {more} more)" if more else "")
+    return warnings[0] + (f" (and {more} more)" if more else "")
 
 
 def _format(stream: Any, fmt: str, label: str, max_bytes: int) -> str | None:

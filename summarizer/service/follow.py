@@ -9,20 +9,24 @@ crash or a restart resumes exactly where the last commit left: nothing is lost, 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from summarizer.domain.agent_ids import MAX_AGENT_ID_CHARS
 from summarizer.domain.errors import SummarizerError
 from summarizer.ingest.aider import HISTORY_NAME as AIDER_HISTORY
-from summarizer.ingest.follow import MAX_DOCUMENT_BYTES, FollowRead, read_document, read_new
+from summarizer.ingest.follow import (
+    CLINE_HISTORY_NAME,
+    MAX_DOCUMENT_BYTES,
+    FollowRead,
+    read_document,
+    read_new,
+)
+from summarizer.ingest.path_agents import agent_from_name
 from summarizer.storage.port import FollowStore, IngestReport
 
 PER_CHOICES = ("session", "project")
-CLINE_HISTORY = "api_conversation_history.json"
 MAX_PROBLEM_CHARS = 400
 
 Signature = tuple[int, int, int, int, int]
@@ -76,7 +80,7 @@ class Follower:
         project in their path and stay one agent per session."""
         if self._agent is not None:
             return self._agent
-        if self._per != "project" or path.name.startswith("rollout-") or path.name == CLINE_HISTORY:
+        if self._per != "project" or path.name.startswith("rollout-") or path.name == CLINE_HISTORY_NAME:
             return None
         parent = path.resolve().parent
         if parent.name == "subagents":
@@ -195,10 +199,7 @@ def is_log_name(name: str) -> bool:
 def project_agent_id(name: str) -> str:
     """A project folder's name as an agent id: the name itself, or, over the agent-id length limit (a deep
     working directory), its start and a hash of the whole, so two long names never share an agent."""
-    if len(name) <= MAX_AGENT_ID_CHARS:
-        return name
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{name[: MAX_AGENT_ID_CHARS - len(digest) - 1]}~{digest}"
+    return agent_from_name(name)
 
 
 def _reason(path: Path, exc: BaseException) -> str:
