@@ -98,6 +98,14 @@ def db(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) ->
 
 
 @pytest.fixture
+def empty_postgres_url(postgres_db: Database, postgres_url: str) -> str:
+    """The session's PostgreSQL database, emptied, for tests that hand its URL to other processes: what an
+    earlier test left (queue rows, agents) is not theirs to drain or read."""
+    _empty_postgres(postgres_db)
+    return postgres_url
+
+
+@pytest.fixture
 def pg(postgres_db: Database) -> Database:
     """An empty PostgreSQL database, for tests that only make sense there."""
     _empty_postgres(postgres_db)

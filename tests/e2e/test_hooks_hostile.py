@@ -44,7 +44,7 @@ def any_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
     if request.param == "sqlite":
         return dict(request.getfixturevalue("env"))
     request.getfixturevalue("pg")  # the session's PostgreSQL database, emptied
-    return _env(tmp_path, request.getfixturevalue("postgres_url"))
+    return _env(tmp_path, request.getfixturevalue("empty_postgres_url"))
 
 
 def hook(env: dict[str, str], agent: str, stdin: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:

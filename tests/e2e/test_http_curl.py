@@ -73,7 +73,7 @@ def backend_env(request: pytest.FixtureRequest, tmp_path: Path, sqlite_file: str
         env = server_env(tmp_path, f"sqlite:///{(tmp_path / sqlite_file).as_posix()}")
         assert run_cli("db", "upgrade", env=env).returncode == 0
         return env
-    return server_env(tmp_path, request.getfixturevalue("postgres_url"))
+    return server_env(tmp_path, request.getfixturevalue("empty_postgres_url"))
 
 
 def spawn_serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:

@@ -41,7 +41,7 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
         assert run_cli("db", "upgrade", env=found).returncode == 0
         return found | home
     request.getfixturevalue("pg")  # the session's PostgreSQL database, emptied
-    return server_env(tmp_path, request.getfixturevalue("postgres_url")) | home
+    return server_env(tmp_path, request.getfixturevalue("empty_postgres_url")) | home
 
 
 def _count(env: dict[str, str]) -> int:

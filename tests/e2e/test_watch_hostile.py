@@ -43,7 +43,7 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
         assert run_cli("db", "upgrade", env=found).returncode == 0
     else:
         request.getfixturevalue("pg")  # the session's PostgreSQL database, emptied
-        found = server_env(tmp_path, request.getfixturevalue("postgres_url"))
+        found = server_env(tmp_path, request.getfixturevalue("empty_postgres_url"))
     return found | {"SUMMARIZER_FOLLOW_MAX_DOCUMENT_BYTES": str(DOCUMENT_LIMIT)}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-POSTGRES_FIXTURES = frozenset({"postgres_url", "postgres_db", "pg"})
+POSTGRES_FIXTURES = frozenset({"postgres_url", "empty_postgres_url", "postgres_db", "pg"})
 REDIS_FIXTURES = frozenset({"redis_server_url"})
 # Settings read from the environment by the product or its SDKs; tests set what they need explicitly.
 AMBIENT_PREFIXES = ("SUMMARIZER_", "ANTHROPIC_", "OPENAI_", "FLOWER_")
