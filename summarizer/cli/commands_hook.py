@@ -14,9 +14,10 @@ A hook never blocks the agent. To Claude Code and Gemini CLI, exit status 2 mean
 Stop then keeps the session going with stderr as its feedback; Gemini CLI blocks the turn); any other
 non-zero status is a non-blocking error they show and go past. So whatever stdin, the arguments or the
 SUMMARIZER_* settings hold, a failure is one line on stderr and exit status 1, never 2 and never a
-traceback. A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (Claude
-Code's `~/.claude/projects`, Gemini CLI's `~/.gemini/tmp`, Codex's `~/.codex/sessions`) and those named in
-SUMMARIZER_HOOK_LOG_FOLDERS is refused before anything of it is read or kept.
+traceback. A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (those
+`summarizer watch` follows: Claude Code's `$CLAUDE_CONFIG_DIR/projects`, Gemini CLI's `~/.gemini/tmp`,
+Codex's `$CODEX_HOME/sessions`, each under the home when its variable is unset or empty) and those named
+in SUMMARIZER_HOOK_LOG_FOLDERS is refused before anything of it is read or kept.
 """
 
 from __future__ import annotations
@@ -118,16 +119,13 @@ def hook() -> None:
 
 
 def agent_log_folders(agent: str, configured: str) -> list[Path]:
-    """Where `agent` keeps its logs (the only places a hook reads), and the folders configured in
-    SUMMARIZER_HOOK_LOG_FOLDERS (separated like PATH)."""
-    home = Path.home()
-    own = {
-        "claude-code": Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "projects",
-        "gemini-cli": home / ".gemini" / "tmp",
-        "codex": Path(os.environ.get("CODEX_HOME") or home / ".codex") / "sessions",
-    }[agent]
+    """Where `agent` keeps its logs (the only places a hook reads: the folder `watch` follows for it, its
+    variable honoured the same way) and the folders configured in SUMMARIZER_HOOK_LOG_FOLDERS (separated
+    like PATH)."""
+    from summarizer.ingest.log_folders import agent_folder
+
     extra = [Path(p).expanduser() for p in configured.split(os.pathsep) if p.strip()]
-    return [own, *extra]
+    return [agent_folder(agent), *extra]
 
 
 def _allowed(path: Path, folders: Sequence[Path]) -> bool:

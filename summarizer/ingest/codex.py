@@ -90,6 +90,8 @@ class CodexRollout:
     """The timestamp and position of the `user_message` event whose text is `typed_ahead`."""
     unknown_items: Counter[str] = field(default_factory=Counter)
     """Response items of types this version does not know, skipped, by type."""
+    first_unknown: dict[str, str] = field(default_factory=dict)
+    """Where each unknown item type was first met."""
 
     @property
     def pending(self) -> bool:
@@ -177,6 +179,7 @@ class CodexRollout:
             return []
         if isinstance(item_type, str) and item_type not in ITEM_TYPES:
             self.unknown_items[item_type] += 1
+            self.first_unknown.setdefault(item_type, where)
             return []
         payload, exit_code = _output_unwrapped(_raw_arguments_kept(payload))
         item = {**payload, "agent": self._agent(), **({"created_at": stamp} if stamp else {})}

@@ -15,7 +15,7 @@ from typing import Any
 from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest.jsontext import DocumentError, compact_size, loads_sequence, loads_strict
 from summarizer.ingest.lines import JSON_WHITESPACE, Line, LineReader, over_limit_reason
-from summarizer.ingest.problems import json_type
+from summarizer.ingest.problems import Problem, json_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,28 +120,31 @@ def _is_document(text: str, layout: Layout) -> bool:
 
 
 def _line_items(reader: LineReader, line: Line, limit: int) -> list[Item]:
-    """The object on a line, or each of the objects written back to back on it (`{...}{...}`: Claude Code
-    sometimes glues a bookkeeping object onto a reply's line), all with the line's position."""
+    """The objects of a line (`line_objects`), all with the line's position."""
     where = reader.where(line.number)
     if line.text is None or line.size > limit:
         raise InvalidMessage(over_limit_reason(line.size, limit), where)
     try:
-        values = loads_sequence(line.text)
-    except DocumentError as exc:
+        return [Item(value, where) for value in line_objects(line.text)]
+    except Problem as exc:
         raise InvalidMessage(exc.reason, where) from None
-    reason = not_objects(values)
-    if reason is not None:
-        raise InvalidMessage(reason, where)
-    return [Item(value, where) for value in values]
 
 
-def not_objects(values: list[Any]) -> str | None:
-    """Why the values decoded from a JSON Lines line are not all objects; None when they are."""
+def line_objects(text: str | bytes) -> list[dict[str, Any]]:
+    """The object on a JSON Lines line, or each of the objects written back to back on it (`{...}{...}`:
+    Claude Code sometimes glues a bookkeeping object onto a reply's line), for `ingest` and `watch` alike.
+    A line that is not entirely JSON objects raises Problem saying why (bytes that are not UTF-8 too)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise Problem("not UTF-8 text") from None
+    values = loads_sequence(text)
     for index, value in enumerate(values):
         if not isinstance(value, dict):
             which = f" (value {index + 1} of {len(values)} on the line)" if len(values) > 1 else ""
-            return f"expected a JSON object, got {json_type(value)}{which}"
-    return None
+            raise Problem(f"expected a JSON object, got {json_type(value)}{which}")
+    return values
 
 
 def _document_items(

@@ -109,6 +109,9 @@ class CopilotEvents:
         self.session: str | None = None
         self.announced: list[str] = []
         self.unknown_types: Counter[str] = Counter()
+        """Events of types this reader does not know, skipped, by type."""
+        self.first_unknown: dict[str, str] = {}
+        """Where each unknown event type was first met."""
 
     def state(self) -> dict[str, Any]:
         """What reading on from here needs (kept with a followed file's position)."""
@@ -129,6 +132,7 @@ class CopilotEvents:
         handler = _HANDLERS.get(kind)
         if handler is None:
             self.unknown_types[kind] += 1
+            self.first_unknown.setdefault(kind, where)
             return []
         data = obj.get("data")
         if not isinstance(data, Mapping):

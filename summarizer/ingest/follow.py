@@ -25,9 +25,8 @@ from typing import Any
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.followed import FilePosition
 from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING
-from summarizer.ingest.containers import not_objects
+from summarizer.ingest.containers import line_objects
 from summarizer.ingest.detect import UndetectedFormat, detect
-from summarizer.ingest.jsontext import DocumentError, loads_sequence
 from summarizer.ingest.line_parsers import line_parser
 from summarizer.ingest.lines import first_lines
 from summarizer.ingest.log_folders import default_directories as default_directories
@@ -199,8 +198,11 @@ def _bookkeeping_only(head: bytes) -> bool:
     for line in head.splitlines():
         if not line.strip():
             continue
-        objects, _bad = _line_objects(line)
-        if not objects or any(obj.get("type") not in CLAUDE_CODE_BOOKKEEPING for obj in objects):
+        try:
+            objects = line_objects(line)
+        except Problem:
+            return False
+        if any(obj.get("type") not in CLAUDE_CODE_BOOKKEEPING for obj in objects):
             return False
     return True
 
@@ -236,7 +238,10 @@ def _read_lines(
         bad: str | None = None
         if raw.endswith(b"\n"):
             offset += len(raw)
-            objects, bad = _line_objects(raw)
+            try:
+                objects = line_objects(raw) if raw.strip() else []
+            except Problem as exc:  # not JSON objects: the line is skipped and counted
+                bad = exc.reason
         elif len(raw) < max_bytes + 2:
             ended = True  # the end, or a line still being written
             break
@@ -282,19 +287,6 @@ def _note(problems: list[str], problem: str) -> int:
         return 1
     problems.append(problem)
     return 0
-
-
-def _line_objects(raw: bytes) -> tuple[list[dict[str, Any]], str | None]:
-    """The object on a complete line, or each of those written back to back on it (`{...}{...}`); none,
-    and why, when the line is not entirely JSON objects (it is skipped). A blank line is no problem."""
-    if not raw.strip():
-        return [], None
-    try:
-        values = loads_sequence(raw, strict=False)
-    except ValueError as exc:
-        return [], exc.reason if isinstance(exc, DocumentError) else "not UTF-8 text"
-    reason = not_objects(values)
-    return ([], reason) if reason is not None else (values, None)
 
 
 def _rest_of_line(stream: Any) -> int | None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
+from summarizer.ingest.claude_code import MAX_UNKNOWN_TYPES, ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item
 from summarizer.ingest.copilot import CopilotEvents
@@ -29,6 +29,33 @@ class LineParser(Protocol):
         ...
 
 
+class _Unknown:
+    """The unknown types of a Codex rollout or a Copilot transcript, named once per followed file as Claude
+    Code's are: each type's first line and how many of it a read skipped; the types named in earlier
+    reads of the file are kept with its position and not named again."""
+
+    def __init__(self, kept: Mapping[str, Any], noun: str) -> None:
+        named = kept.get("unknown_types")
+        self._named = [t for t in named if isinstance(t, str)] if isinstance(named, list) else []
+        self._noun = noun
+
+    def report(self, counts: Mapping[str, int], first: Mapping[str, str]) -> tuple[int, list[str]]:
+        said = [
+            f"{where}: {counts[kind]} {self._noun} of unknown type {_clipped(kind)!r} skipped"
+            for kind, where in first.items()
+            if _clipped(kind) not in self._named
+        ]
+        return sum(counts.values()), said
+
+    def state(self, counts: Mapping[str, int]) -> list[str]:
+        met = [_clipped(kind) for kind in counts]
+        return [*self._named, *(t for t in dict.fromkeys(met) if t not in self._named)][:MAX_UNKNOWN_TYPES]
+
+
+def _clipped(kind: str) -> str:
+    return kind if len(kind) <= 64 else kind[:61] + "..."
+
+
 class _Lines:
     """Canonical lines, Gemini CLI's session log (its session id kept with the position), and Claude
     Code's (its reader's memory of the recent lines, for rewinds and command expansions, is kept too)."""
@@ -42,6 +69,7 @@ class _Lines:
         self._gemini.resume(kept)
         self._copilot = CopilotEvents(agent)
         self._copilot.resume(kept)
+        self._copilot_unknown = _Unknown(kept, "event(s)")
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         if self._fmt == "claude-code":
@@ -57,6 +85,8 @@ class _Lines:
         return False
 
     def unknown(self) -> tuple[int, list[str]]:
+        if self._fmt == "copilot":
+            return self._copilot_unknown.report(self._copilot.unknown_types, self._copilot.first_unknown)
         if self._fmt != "claude-code":
             return 0, []
         report = [f"{where}: {what}" for where, what in self._claude.unknown_report()]
@@ -66,7 +96,8 @@ class _Lines:
         if self._fmt == "gemini-cli":
             return self._gemini.state()
         if self._fmt == "copilot":
-            return self._copilot.state()
+            unknown = self._copilot_unknown.state(self._copilot.unknown_types)
+            return {**self._copilot.state(), "unknown_types": unknown}
         return self._claude.state() if self._fmt == "claude-code" else {}
 
 
@@ -80,6 +111,7 @@ class _Codex:
         self.rollout.typed_ahead = ahead if isinstance(ahead, str) else None
         started = kept.get("started")
         self.rollout.started = started if isinstance(started, str) else None
+        self._unknown = _Unknown(kept, "response item(s)")
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return self.rollout.feed(obj, where)
@@ -89,7 +121,7 @@ class _Codex:
         return self.rollout.pending
 
     def unknown(self) -> tuple[int, list[str]]:
-        return 0, []
+        return self._unknown.report(self.rollout.unknown_items, self.rollout.first_unknown)
 
     def state(self) -> dict[str, Any]:
         r = self.rollout
@@ -98,6 +130,7 @@ class _Codex:
             "typed_prompts_logged": r.typed_prompts_logged,
             "typed_ahead": r.typed_ahead,
             "started": r.started,
+            "unknown_types": self._unknown.state(r.unknown_items),
         }
 
 

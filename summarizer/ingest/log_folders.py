@@ -25,18 +25,36 @@ DEFAULT_FOLDERS_SHOWN = (
 AIDER_NOTE = f"aider keeps {AIDER_HISTORY} in each project's root: name the file or the project folder"
 
 
+AGENT_HOMES = {
+    "claude-code": ("CLAUDE_CONFIG_DIR", ".claude", "projects"),
+    "codex": ("CODEX_HOME", ".codex", "sessions"),
+    "gemini-cli": (None, ".gemini", "tmp"),
+    "copilot": ("COPILOT_HOME", ".copilot", "session-state"),
+}
+"""Each agent's home (the variable that moves it, and its folder in the user's home) and the folder in it
+that holds its logs."""
+
+
+def agent_folder(agent: str) -> Path:
+    """Where `agent` (a key of AGENT_HOMES) keeps its logs, whether or not the folder exists: under the
+    folder its variable names ($CLAUDE_CONFIG_DIR, $CODEX_HOME, $COPILOT_HOME), or under the user's home
+    when the variable is unset or empty."""
+    variable, home_name, logs = AGENT_HOMES[agent]
+    moved = os.environ.get(variable, "") if variable else ""
+    home = Path(moved) if moved else Path(os.path.expanduser("~")) / home_name
+    return home / logs
+
+
 def default_directories() -> list[Path]:
-    """Where the coding agents keep their logs, those that exist: Claude Code, Codex CLI ($CODEX_HOME),
-    Gemini CLI, GitHub Copilot CLI ($COPILOT_HOME) and Cline (in the global storage of VS Code and its
-    forks, on Linux and macOS). aider has no folder of its own (AIDER_NOTE)."""
+    """Where the coding agents keep their logs, those that exist: Claude Code ($CLAUDE_CONFIG_DIR), Codex
+    CLI ($CODEX_HOME), Gemini CLI, GitHub Copilot CLI ($COPILOT_HOME) and Cline (in the global storage of
+    VS Code and its forks, on Linux and macOS). aider has no folder of its own (AIDER_NOTE)."""
     home = Path(os.path.expanduser("~"))
-    codex = Path(os.environ.get("CODEX_HOME", home / ".codex")) / "sessions"
-    copilot = Path(os.environ.get("COPILOT_HOME", home / ".copilot")) / "session-state"
     configs = (home / ".config", home / "Library" / "Application Support")
     users = [c / editor / "User" for c in configs for editor in EDITORS]
     users += [home / server / "data" / "User" for server in (".vscode-server", ".vscode-server-insiders")]
     cline = [c / editor / "User" / "globalStorage" / CLINE_TASKS for c in configs for editor in EDITORS]
-    candidates = [home / ".claude" / "projects", codex, home / ".gemini" / "tmp", copilot, *cline]
+    candidates = [*(agent_folder(agent) for agent in AGENT_HOMES), *cline]
     return [d for d in candidates if d.is_dir()] + vscode_transcript_folders(users)
 
 

@@ -171,10 +171,13 @@ class Follower:
                 self._on_queued(report.queued_agents)
 
 
-def log_files(directories: Iterable[Path], problems: dict[Path, str] | None = None) -> list[Path]:
+def log_files(
+    directories: Iterable[Path], problems: dict[Path, str] | None = None, folders: list[Path] | None = None
+) -> list[Path]:
     """Every JSON Lines and JSON file under the directories (the agents' logs; a JSON file of no log
     format is passed over when it is read). A folder that cannot be listed is put in `problems` (its
-    absolute path: why); the rest of the tree is still searched."""
+    absolute path: why); the rest of the tree is still searched. Each folder listed is added to `folders`
+    (its absolute path), so a caller that watches them walks the tree once."""
     found: list[Path] = []
 
     def unlisted(exc: OSError) -> None:
@@ -187,6 +190,8 @@ def log_files(directories: Iterable[Path], problems: dict[Path, str] | None = No
             found.append(directory)
             continue
         for folder, _dirs, names in os.walk(directory, onerror=unlisted):
+            if folders is not None:
+                folders.append(Path(os.path.abspath(folder)))
             found.extend(Path(folder, n) for n in names if is_log_name(n) and Path(folder, n).is_file())
     return sorted(found)
 
