@@ -4,9 +4,10 @@ The store finds, per word of the question, the agent's messages that hold it (`T
 decided here:
 
 - **A message's weight for a word** is BM25 with the word counted once: the word's inverse document
-  frequency among the agent's messages (a word in a few messages counts far more than one in thousands,
-  so names, numbers and rare words lead), lowered for messages longer than the average match (`B` is
-  mild: in a conversation the answer is often a long turn).
+  frequency among the agent's messages, raised to `IDF_POWER` (a word in a few messages counts far more
+  than one in thousands, so names, numbers and rare words lead), lowered for messages longer than the
+  average match (`B` is mild: in a conversation the answer is often a long turn). A word's matches
+  include those of its irregular forms (`domain/recall_forms.py`).
 - **An exchange** takes, per word, its best message's weight, and also its neighbours' words at a
   discount: the previous exchange's at `BEFORE`, the next one's at `AFTER` (a question asked at the end of
   one exchange is answered at the start of the next, so the words of a question are often split across
@@ -37,6 +38,8 @@ BEFORE = 0.6
 AFTER = 0.4
 """How much the next exchange's words count toward an exchange."""
 TIME_BOOST = 2.0
+IDF_POWER = 1.5
+"""Rare words lead more than BM25 lets them: the inverse document frequency is raised to this power."""
 
 
 def rank(found: TermHits, span: TimeSpan | None = None) -> list[Ranked]:
@@ -89,7 +92,7 @@ def _weights(found: TermHits) -> tuple[dict[str, dict[int, float]], dict[int, fl
         if not hits:
             continue
         n = len(hits)
-        top = math.log(1 + (total - n + 0.5) / (n + 0.5)) * (K1 + 1)
+        top = math.log(1 + (total - n + 0.5) / (n + 0.5)) ** IDF_POWER * (K1 + 1)
         held = per_term[term] = {}
         for exchange_id, seq, tokens in hits:
             weight = top / (base + damp * (tokens if tokens > 1 else 1))

@@ -34,6 +34,7 @@ from summarizer.domain.recall import (
     snippet,
     utc_filter,
 )
+from summarizer.domain.recall_forms import fold_forms, other_forms
 from summarizer.domain.recall_rank import rank_page
 from summarizer.domain.recall_time import TimePhrase, read_time
 from summarizer.domain.secrets import redact
@@ -101,9 +102,12 @@ class Recall:
         limit: int,
     ) -> tuple[int, list[Ranked], bool]:
         """The store's matches, ranked: how many exchanges match, the page, and whether a word was capped."""
-        found = self.store.term_hits(agent_id, terms, filters, self._cap)
+        forms = other_forms(terms)
+        found = self.store.term_hits(agent_id, terms + forms, filters, self._cap)
         if found is None:
             raise UnknownAgent(agent_id)
+        if forms:
+            found = fold_forms(found, terms, self._cap)
         span = phrase.span(found.latest) if phrase is not None and found.latest is not None else None
         total, page = rank_page(found, offset, limit, span)
         return total, page, any(len(hits) >= self._cap for hits in found.hits.values())
