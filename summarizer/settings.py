@@ -293,6 +293,13 @@ class Settings(BaseSettings):
         "agent ids starting with `team-a/`, `token@team-a` to the agent `team-a` alone; `summarizer serve` "
         "refuses to start without one",
     )
+    api_read_tokens: str = Field(
+        default="",
+        repr=False,
+        description="Read-only bearer tokens of the HTTP API and MCP, in the form of SUMMARIZER_API_TOKENS: "
+        "they read what their scope covers; recording messages, pins, instructions, budgets, re-queues and "
+        "alert acknowledgements answer 403",
+    )
     api_host: str = Field(default="127.0.0.1", description="Address `summarizer serve` listens on")
     api_port: int = Field(default=8000, ge=0, le=65_535, description="Port `summarizer serve` listens on")
     api_max_request_bytes: int = Field(

@@ -33,7 +33,7 @@ def mcp(agent_id: str | None, transport: str, host: str, port: int) -> None:
     from summarizer.mcp_server import Memory, SessionLimits, build_mcp_server, streamable_http_app
 
     settings = current_settings()
-    tokens = parse_api_tokens(settings.api_tokens) if transport == "http" else ()
+    tokens = parse_api_tokens(settings.api_tokens, settings.api_read_tokens) if transport == "http" else ()
     for note in scope_notes(tokens):
         click.echo(f"warning: {note}", err=True)
     db = composition.open_database(settings)

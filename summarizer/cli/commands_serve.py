@@ -59,7 +59,7 @@ def serve(host: str | None, port: int | None) -> None:
             f"warning: {composition.database_outage(exc, settings)}; answering 503 until it is back", err=True
         )
         app = build_http_app(settings, composition.build_database(settings))
-    for note in scope_notes(parse_api_tokens(settings.api_tokens)):
+    for note in scope_notes(parse_api_tokens(settings.api_tokens, settings.api_read_tokens)):
         click.echo(f"warning: {note}", err=True)
     sock = _listen(host or settings.api_host, settings.api_port if port is None else port)
     bound_host, bound_port = sock.getsockname()[:2]

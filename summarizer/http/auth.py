@@ -5,6 +5,10 @@ a token to some agents, by whole segments of the id: a scope ending in `/` (`tea
 that start with it (`team-a/coder`, not `team-ab`); any other scope (`team-a`) covers the agent with
 exactly that id. Every other agent answers 403 whether it exists or not, and the operator endpoints (which
 list the whole fleet) answer 403 too.
+
+`SUMMARIZER_API_READ_TOKENS` holds read-only tokens in the same form: they read what their scope covers
+and change nothing. Recording messages, pins, instructions, budgets, re-queues and alert acknowledgements
+answer 403 to them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from summarizer.settings import SettingsError
 
 MIN_TOKEN_LENGTH = 16
 SETTING = "SUMMARIZER_API_TOKENS"
+READ_SETTING = "SUMMARIZER_API_READ_TOKENS"
+READ_ONLY = "this token may only read"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,16 +34,19 @@ class ApiToken:
     secret: str
     prefix: str | None = None
     """None: the token sees every agent and may use the operator endpoints."""
+    writes: bool = True
+    """False for a token of SUMMARIZER_API_READ_TOKENS: it reads and changes nothing."""
 
     def __repr__(self) -> str:
-        return f"ApiToken(prefix={self.prefix!r})"
+        return f"ApiToken(prefix={self.prefix!r}, writes={self.writes!r})"
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who is calling: the token's scope, never the secret."""
+    """Who is calling: the token's scope and whether it may write, never the secret."""
 
     prefix: str | None
+    writes: bool = True
 
     @property
     def is_operator(self) -> bool:
@@ -58,44 +67,57 @@ def scope_covers(scope: str | None, agent_id: str) -> bool:
     return agent_id == scope
 
 
+def _entry_name(token: ApiToken, tokens: tuple[ApiToken, ...]) -> str:
+    """`SETTING: entry N` of a parsed token: its setting and its position there."""
+    same = [t for t in tokens if t.writes == token.writes]
+    return f"{SETTING if token.writes else READ_SETTING}: entry {same.index(token) + 1}"
+
+
 def scope_notes(tokens: tuple[ApiToken, ...]) -> tuple[str, ...]:
     """What start-up says about scopes read as exact agent ids (those not ending in `/`), by entry position."""
     return tuple(
-        f"{SETTING}: entry {position} is scoped to {token.prefix!r}, which does not end with '/': it sees "
+        f"{_entry_name(token, tokens)} is scoped to {token.prefix!r}, which does not end with '/': it sees "
         f"only the agent of exactly that id (scope {token.prefix + '/'!r} covers the ids under it)"
-        for position, token in enumerate(tokens, start=1)
+        for token in tokens
         if token.prefix is not None and not token.prefix.endswith("/")
     )
 
 
-def parse_api_tokens(text: str) -> tuple[ApiToken, ...]:
-    """The tokens of SUMMARIZER_API_TOKENS; SettingsError names the entry that is wrong (not its secret)."""
+def _parse_entries(text: str, setting: str, writes: bool, seen: set[str]) -> list[ApiToken]:
     tokens: list[ApiToken] = []
-    seen: set[str] = set()
     entries = [entry.strip() for entry in text.split(",")]
     for position, entry in enumerate(entries, start=1):
         if not entry:
             if len(entries) > 1:
-                raise SettingsError(f"{SETTING}: entry {position} is empty")
+                raise SettingsError(f"{setting}: entry {position} is empty")
             continue
         secret, at, prefix = entry.partition("@")
         if at and not prefix:
-            raise SettingsError(f"{SETTING}: entry {position} ends with '@' but names no agent-id prefix")
+            raise SettingsError(f"{setting}: entry {position} ends with '@' but names no agent-id prefix")
         if len(secret) < MIN_TOKEN_LENGTH:
             raise SettingsError(
-                f"{SETTING}: entry {position} is a token of {len(secret)} characters; "
+                f"{setting}: entry {position} is a token of {len(secret)} characters; "
                 f"use at least {MIN_TOKEN_LENGTH} (e.g. `openssl rand -hex 24`)"
             )
         if any(c.isspace() for c in secret):
-            raise SettingsError(f"{SETTING}: entry {position} holds whitespace inside the token")
+            raise SettingsError(f"{setting}: entry {position} holds whitespace inside the token")
         if secret in seen:
-            raise SettingsError(f"{SETTING}: entry {position} repeats an earlier token")
+            raise SettingsError(f"{setting}: entry {position} repeats an earlier token")
         seen.add(secret)
-        tokens.append(ApiToken(secret, prefix if at else None))
+        tokens.append(ApiToken(secret, prefix if at else None, writes))
+    return tokens
+
+
+def parse_api_tokens(text: str, read_only: str = "") -> tuple[ApiToken, ...]:
+    """The tokens of SUMMARIZER_API_TOKENS, then the read-only ones of SUMMARIZER_API_READ_TOKENS;
+    SettingsError names the setting and entry that is wrong (not its secret)."""
+    seen: set[str] = set()
+    tokens = _parse_entries(text, SETTING, True, seen) + _parse_entries(read_only, READ_SETTING, False, seen)
     if not tokens:
         raise SettingsError(
             f"{SETTING} is empty: the HTTP API needs at least one bearer token "
-            f"(comma-separated; `token@team-a/` limits one to agent ids starting with `team-a/`)"
+            f"(comma-separated; `token@team-a/` limits one to agent ids starting with `team-a/`; "
+            f"{READ_SETTING} adds tokens that may only read)"
         )
     return tuple(tokens)
 
@@ -126,7 +148,7 @@ def current_principal(
     token = find_token(tokens, credentials.credentials)
     if token is None:
         raise _unauthorized("invalid bearer token")
-    return Principal(token.prefix)
+    return Principal(token.prefix, token.writes)
 
 
 def operator(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
@@ -134,6 +156,18 @@ def operator(principal: Annotated[Principal, Depends(current_principal)]) -> Pri
     if not principal.is_operator:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "this token is limited to some agents")
     return principal
+
+
+def writer(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
+    """A caller that may change something: any token but a read-only one."""
+    if not principal.writes:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, READ_ONLY)
+    return principal
+
+
+def operator_writer(principal: Annotated[Principal, Depends(operator)]) -> Principal:
+    """An operator action that changes something: an unscoped token that is not read-only."""
+    return writer(principal)
 
 
 def agent_access(agent_id: str, principal: Annotated[Principal, Depends(current_principal)]) -> str:
@@ -147,5 +181,15 @@ def agent_access(agent_id: str, principal: Annotated[Principal, Depends(current_
     return agent_id
 
 
+def agent_write_access(
+    agent_id: Annotated[str, Depends(agent_access)], _: Annotated[Principal, Depends(writer)]
+) -> str:
+    """`agent_access`, for a request that changes the agent: 403 to a read-only token."""
+    return agent_id
+
+
 Operator = Annotated[Principal, Depends(operator)]
+OperatorWriter = Annotated[Principal, Depends(operator_writer)]
+Writer = Annotated[Principal, Depends(writer)]
 AgentId = Annotated[str, Depends(agent_access)]
+WritableAgentId = Annotated[str, Depends(agent_write_access)]

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from summarizer.domain.limits import INT32_MAX
 from summarizer.engine.render import render_summary
-from summarizer.http.auth import AgentId
+from summarizer.http.auth import AgentId, WritableAgentId
 from summarizer.http.messages_body import parse_messages_body
 from summarizer.http.schemas import (
     ContextOut,
@@ -76,7 +76,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
         422: {"model": Problem, "description": "A message breaks a rule; nothing was stored"},
     },
 )
-async def record_messages(agent_id: AgentId, request: Request, wired: Services) -> dict[str, Any]:
+async def record_messages(agent_id: WritableAgentId, request: Request, wired: Services) -> dict[str, Any]:
     """Record messages for the agent (created on first use), all or nothing.
 
     The body is `{"messages": [...]}` in the canonical format of `summarizer ingest`. A bad message

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.queue_states import RUNNING
-from summarizer.http.auth import Operator
+from summarizer.http.auth import Operator, OperatorWriter
 from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
 from summarizer.http.wiring import ApiServices, services
 
@@ -49,7 +49,7 @@ def queue(
 
 
 @router.post("/agents/{agent_id:path}/requeue", response_model=RequeueOut, responses=NOT_FOUND)
-def requeue(agent_id: str, _: Operator, wired: Services) -> dict[str, Any]:
+def requeue(agent_id: str, _: OperatorWriter, wired: Services) -> dict[str, Any]:
     """Re-arm an agent's summary updates (after it was parked): `summarizer requeue AGENT`.
 
     A running update is left alone (`state` stays `running`); it is re-queued if it fails.
@@ -105,7 +105,7 @@ def alerts(
 
 @router.post("/alerts/{alert_id}/ack", response_model=AlertOut, responses=NOT_FOUND)
 def ack(
-    alert_id: Annotated[int, Path(ge=1, le=ALERT_ID_MAX)], _: Operator, wired: Services
+    alert_id: Annotated[int, Path(ge=1, le=ALERT_ID_MAX)], _: OperatorWriter, wired: Services
 ) -> dict[str, Any]:
     """Acknowledge an alert (`summarizer alerts ack ID`): it stays open until its condition clears, but
     is sent nowhere else."""

@@ -2,13 +2,15 @@
 
 Tools: `summary` (the tiered summary the agent's LLM is sent), `recall` (search the whole stored history),
 `exchange` (one exchange's messages, by the id summary items and recall results cite) and `history` (the
-sliding window and where each evicted exchange went); the summary is also a resource
+sliding window and where each evicted exchange went), and `pin` (keep a text word for word at the head of
+the summary); the summary is also a resource
 (`memory://{agent_id}/summary`, the id as it is, `/` included). With an agent given (`--agent`) every tool
 acts on it and takes no `agent_id`, and the resource is `memory://summary`; without, each takes one.
 
 Over stdio the server is the local user's own process and sees what `--agent` lets it. Over streamable
 HTTP every request needs a bearer token of SUMMARIZER_API_TOKENS, with the same scopes as the HTTP API
-(`token@team-a/` sees the agents under `team-a/`, `token@team-a` the agent `team-a` only); sessions are
+(`token@team-a/` sees the agents under `team-a/`, `token@team-a` the agent `team-a` only; a token of
+SUMMARIZER_API_READ_TOKENS reads and may not `pin`); sessions are
 bounded per token and expire when idle (`http_app`). A call whose client goes away is abandoned (`reads`).
 """
 

@@ -1,5 +1,6 @@
-"""Who may read what over MCP: the bearer tokens of SUMMARIZER_API_TOKENS checked by the SDK's verifier,
-and the agent-id rule and token scope applied to every agent a tool or resource names.
+"""Who may read what over MCP: the bearer tokens of SUMMARIZER_API_TOKENS (and the read-only ones of
+SUMMARIZER_API_READ_TOKENS) checked by the SDK's verifier, and the agent-id rule and token scope applied to
+every agent a tool or resource names; the `pin` tool needs a token that may write.
 
 Over stdio there is no token: the server is the local user's own process and sees what `--agent` lets it.
 """
@@ -11,10 +12,12 @@ from mcp.server.auth.provider import AccessToken
 
 from summarizer.domain.agent_ids import agent_id_problem
 from summarizer.domain.errors import SummarizerError
-from summarizer.http.auth import ApiToken, find_token, scope_covers
+from summarizer.http.auth import READ_ONLY, ApiToken, find_token, scope_covers
 
 ALL_AGENTS = "*"
 """The scope claim of an unscoped token."""
+WRITE = "memory:write"
+"""The second scope claim, of a token that may change memory (every token but a read-only one)."""
 CLIENT_ID = "summarizer"
 
 
@@ -22,16 +25,21 @@ class NotVisible(SummarizerError):
     """An agent id that breaks the id rule, or one the caller's token does not cover."""
 
 
+class ReadOnlyToken(SummarizerError):
+    """A change asked for with a token of SUMMARIZER_API_READ_TOKENS."""
+
+
 def token_label(position: int) -> str:
-    """The name a token goes by in sessions and logs: its position in SUMMARIZER_API_TOKENS, never its
-    value."""
+    """The name a token goes by in sessions and logs: its position in SUMMARIZER_API_TOKENS (the read-only
+    tokens of SUMMARIZER_API_READ_TOKENS numbered on after them), never its value."""
     return f"token-{position}"
 
 
 class ScopedTokens:
-    """The MCP SDK's token verifier over SUMMARIZER_API_TOKENS. The token's scope travels as its only
-    scope claim ("*" for an unscoped token) and its position as the subject, so that a session opened
-    with one token answers no other, and sessions can be counted per token."""
+    """The MCP SDK's token verifier over SUMMARIZER_API_TOKENS. The token's scope travels as its first
+    scope claim ("*" for an unscoped token), followed by `memory:write` unless the token is read-only, and
+    its position as the subject, so that a session opened with one token answers no other, and sessions
+    can be counted per token."""
 
     def __init__(self, tokens: tuple[ApiToken, ...]) -> None:
         self._tokens = tokens
@@ -42,7 +50,8 @@ class ScopedTokens:
             return None
         position = self._tokens.index(found) + 1
         scope = found.prefix if found.prefix is not None else ALL_AGENTS
-        return AccessToken(token="", client_id=CLIENT_ID, scopes=[scope], subject=token_label(position))
+        scopes = [scope, WRITE] if found.writes else [scope]
+        return AccessToken(token="", client_id=CLIENT_ID, scopes=scopes, subject=token_label(position))
 
 
 def visible(agent_id: str) -> str:
@@ -56,3 +65,11 @@ def visible(agent_id: str) -> str:
         if not scope_covers(None if scope == ALL_AGENTS else scope, agent_id):
             raise NotVisible(f"agent {agent_id!r} is not visible to this token")
     return agent_id
+
+
+def may_write() -> None:
+    """Nothing over stdio (the local user's own process); over HTTP, `ReadOnlyToken` unless the caller's
+    token may write."""
+    token = get_access_token()
+    if token is not None and WRITE not in token.scopes[1:]:
+        raise ReadOnlyToken(READ_ONLY)

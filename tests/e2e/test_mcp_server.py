@@ -33,6 +33,8 @@ EXACT_TOKEN = "exact-token-0123456789"
 NARROW_TOKEN = "narrow-token-0123456789"
 MCP_TOKENS = f"{API_TOKENS},{EXACT_TOKEN}@{AGENT},{NARROW_TOKEN}@team-a"
 """Entry 3 is scoped to exactly AGENT; entry 4 to `team-a`, which is an exact id too (not `team-a/...`)."""
+READER_TOKEN = "reader-token-0123456789"
+"""Read-only (SUMMARIZER_API_READ_TOKENS), scoped to the agents under `team-a/`."""
 
 
 def _conversation(agent: str) -> str:
@@ -125,7 +127,8 @@ def test_stdio_without_an_agent_takes_the_agent_id_per_call(env: dict[str, str])
 
 @pytest.fixture
 def http_server(env: dict[str, str], tmp_path: Path) -> Iterator[str]:
-    with mcp_http_server(env | {"SUMMARIZER_API_TOKENS": MCP_TOKENS}, tmp_path / "mcp.log") as url:
+    tokens = {"SUMMARIZER_API_TOKENS": MCP_TOKENS, "SUMMARIZER_API_READ_TOKENS": f"{READER_TOKEN}@team-a/"}
+    with mcp_http_server(env | tokens, tmp_path / "mcp.log") as url:
         yield url
 
 
@@ -150,6 +153,22 @@ def test_streamable_http_needs_a_token_and_keeps_its_scope(http_server: str) -> 
 
 def _text(result: Any) -> str:
     return str(result.content[0].text)
+
+
+def test_a_read_only_token_reads_but_may_not_pin(http_server: str) -> None:
+    async def session() -> None:
+        async with mcp_session(http_server, READER_TOKEN) as reader:
+            before = _data(await reader.call_tool("summary", {"agent_id": AGENT}))
+            refused = await reader.call_tool("pin", {"agent_id": AGENT, "text": "sneaked in"})
+            assert refused.is_error
+            assert _text(refused).endswith(": this token may only read"), _text(refused)
+            assert _data(await reader.call_tool("summary", {"agent_id": AGENT})) == before
+        async with mcp_session(http_server, SCOPED_TOKEN) as writer:
+            pinned = _data(await writer.call_tool("pin", {"agent_id": AGENT, "text": "kept", "name": "k"}))
+            assert pinned["pinned"] == "k"
+            assert "### k\nkept" in _data(await writer.call_tool("summary", {"agent_id": AGENT}))["markdown"]
+
+    anyio.run(session)
 
 
 def test_resources_take_ids_with_slashes_and_errors_say_why_once(http_server: str, tmp_path: Path) -> None:

@@ -77,3 +77,33 @@ def test_start_up_names_the_scopes_read_as_exact_agent_ids() -> None:
     assert "'team-b/'" in notes[0]
     assert "c" * 16 not in notes[0]
     assert scope_notes(parse_api_tokens(f"{A},{B}@team-a/")) == ()
+
+
+def test_read_only_tokens_come_after_the_writing_ones() -> None:
+    tokens = parse_api_tokens(A, f"{B}@team-a/")
+    assert tokens == (ApiToken(A, None), ApiToken(B, "team-a/", writes=False))
+    assert parse_api_tokens("", B) == (ApiToken(B, None, writes=False),)
+    assert "writes=False" in repr(tokens[1])
+
+
+@pytest.mark.parametrize(
+    ("text", "read_only", "message"),
+    [
+        (A, "short", "SUMMARIZER_API_READ_TOKENS: entry 1 is a token of 5 characters"),
+        (A, f"{B},", "SUMMARIZER_API_READ_TOKENS: entry 2 is empty"),
+        (A, f"{B},{A}@x/", "SUMMARIZER_API_READ_TOKENS: entry 2 repeats an earlier token"),
+        ("", "", "SUMMARIZER_API_READ_TOKENS adds tokens that may only read"),
+    ],
+)
+def test_bad_read_only_tokens_name_their_setting(text: str, read_only: str, message: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        parse_api_tokens(text, read_only)
+    assert message in str(info.value)
+    assert A not in str(info.value)
+    assert B not in str(info.value)
+
+
+def test_start_up_notes_name_the_setting_of_a_read_only_token() -> None:
+    notes = scope_notes(parse_api_tokens(f"{A}@team-a", f"{B}@team-b"))
+    assert notes[0].startswith("SUMMARIZER_API_TOKENS: entry 1 is scoped to 'team-a'")
+    assert notes[1].startswith("SUMMARIZER_API_READ_TOKENS: entry 1 is scoped to 'team-b'")
