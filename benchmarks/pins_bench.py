@@ -122,7 +122,7 @@ def parts(kind: str, repeats: int = 200) -> tuple[float, float]:
             refresh_now(summary, AGENT, text, datetime.now(UTC), engine.count, limits)
             now_ms.append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
-            engine.pins_tokens(summary)
+            engine.pins_cap_share(summary)
             pins_ms.append((time.perf_counter() - began) * 1000)
         return statistics.median(now_ms), statistics.median(pins_ms)
 

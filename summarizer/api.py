@@ -16,7 +16,7 @@ from summarizer import context_formats
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import utcnow
 from summarizer.domain.errors import SummarizerError, UnknownAgent
-from summarizer.domain.history import HistoryView
+from summarizer.domain.history import HistoryPage, HistoryView
 from summarizer.domain.kinds import Kind, parse_kind
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.domain.recall import RecallPage
@@ -143,6 +143,17 @@ class Summarizer:
         if view is None:
             raise UnknownAgent(agent_id)
         return view
+
+    def history_page(self, agent_id: str, limit: int, before: int | None = None) -> HistoryPage:
+        """The newest `limit` exchanges (of those before exchange `before`, when given), oldest first, with
+        the count of all and the `before` of the next older page; only the page is read."""
+        check_agent_id(agent_id)
+        if limit < 1:
+            raise ValueError("a history page holds at least one exchange")
+        page = self.store.history_page(agent_id, self._default_budget, limit, before)
+        if page is None:
+            raise UnknownAgent(agent_id)
+        return page
 
     def exchange_messages(self, agent_id: str, exchange_id: int) -> tuple[StoredMessage, ...]:
         """One exchange's messages, evicted or not (empty if the agent has no such exchange)."""

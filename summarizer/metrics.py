@@ -3,8 +3,9 @@
 
 Every figure is the fleet's, not one process's: the queue, the summaries, the breaker and the run records
 are in the database, so one `summarizer metrics` process (or the HTTP API mounting `build_registry`'s
-registry at `GET /metrics`) reports for every worker. A scrape costs a handful of aggregate queries; the
-counters are sums over `summary_runs`, so they only grow while run records are kept.
+registry at `GET /metrics`) reports for every worker. A scrape costs a handful of aggregate queries, each
+answering a bounded number of rows (the cost counters one row a model, not one a day, agent and model);
+the counters are sums over `summary_runs`, so they only grow while run records are kept.
 
 Metrics (all prefixed `summarizer_`):
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time
 
 from prometheus_client.core import (
     CollectorRegistry,
@@ -47,8 +48,6 @@ _STATUS = re.compile(r"HTTP (\d{3})")
 _STATUS_KINDS = {401: "auth", 403: "auth", 402: "quota", 404: "not_found", 429: "rate_limit"}
 _STATUS_KINDS.update({503: "overloaded", 529: "overloaded"})
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-COST_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
-"""The cost counters sum every kept run: from before any could be recorded."""
 
 
 def failure_kind(error: str | None) -> str:
@@ -81,7 +80,7 @@ class SummarizerCollector(Collector):
         yield from _runs(figures)
         yield from _summaries(figures, now)
         if self.costs is not None:
-            yield from _costs(self.costs, now)
+            yield from _costs(self.costs)
 
 
 def _queue(figures: MetricFigures) -> Iterator[Metric]:
@@ -164,15 +163,14 @@ def _summaries(figures: MetricFigures, now: datetime) -> Iterator[Metric]:
     )
 
 
-def _costs(costs: Costs, now: datetime) -> Iterator[Metric]:
-    report = costs.report(since=COST_EPOCH, until=now + timedelta(seconds=1), by="model")
+def _costs(costs: Costs) -> Iterator[Metric]:
     usd = CounterMetricFamily(
         "summarizer_llm_cost_usd", "Model spend in USD: recorded tokens times list prices", labels=["model"]
     )
     tokens = CounterMetricFamily(
         "summarizer_llm_model_tokens", "LLM tokens by model and direction", labels=["model", "direction"]
     )
-    for line in report.lines:
+    for line in costs.totals_by_model():
         usd.add_metric([line.key], float(line.usd))
         tokens.add_metric([line.key, "input"], float(line.usage.input_tokens))
         tokens.add_metric([line.key, "output"], float(line.usage.output_tokens))

@@ -12,6 +12,7 @@ from summarizer.engine.model import Pin, Summary, in_time_order
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 from summarizer.humanize import age, tokens_short
 from summarizer.service.ledger import LedgerEntry
+from summarizer.service.steering import Steering
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -122,6 +123,17 @@ def summary_json(
 
 def pin_json(pin: Pin) -> dict[str, Any]:
     return {"name": pin.name, "text": pin.text, "pinned_at": pin.pinned_at.isoformat(), "by": pin.pinned_by}
+
+
+def pins_document(steering: Steering, agent_id: str) -> dict[str, Any]:
+    """The `summarizer pins --json` document (and the HTTP pins routes' answer): the agent's pins, the
+    "Now" pin first, and the tokens left for the operator's pins."""
+    found = steering.pins(agent_id)
+    return {
+        "agent_id": agent_id,
+        "pins": [pin_json(p) for p in found],
+        "room_tokens": steering.room(agent_id),
+    }
 
 
 def pins_text(pins: Sequence[Pin], room: int) -> str:

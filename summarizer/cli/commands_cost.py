@@ -7,7 +7,6 @@ Both read through the cost facade (service/costs.py): recorded tokens times the 
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
 import click
@@ -75,10 +74,7 @@ def cost(agent_id: str | None, since: str, by: By, as_json: bool) -> None:
         seconds = parse_duration(since)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--since") from None
-    now = utcnow()
-    report = _open().report(
-        since=now - timedelta(seconds=seconds), until=now + timedelta(seconds=1), agent_id=agent_id, by=by
-    )
+    report = _open().recent(seconds, now=utcnow(), agent_id=agent_id, by=by)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
         return

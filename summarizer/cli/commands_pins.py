@@ -10,7 +10,7 @@ import click
 
 from summarizer.cli.params import AGENT_ID
 from summarizer.cli.runtime import open_runtime
-from summarizer.views import pin_json, pins_text
+from summarizer.views import pins_document, pins_text
 
 
 def cli_actor() -> str:
@@ -50,10 +50,8 @@ def unpin(agent_id: str, name: str) -> None:
 def pins(agent_id: str, as_json: bool) -> None:
     """List AGENT_ID's pins, the "Now" pin first, with their text as it is kept."""
     rt = open_runtime()
-    found = rt.summarizer.pins(agent_id)
-    room = rt.summarizer.steering.room(agent_id)
+    steering = rt.summarizer.steering
     if as_json:
-        doc = {"agent_id": agent_id, "pins": [pin_json(p) for p in found], "room_tokens": room}
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(pins_document(steering, agent_id), indent=2, ensure_ascii=False))
         return
-    click.echo(pins_text(found, room))
+    click.echo(pins_text(steering.pins(agent_id), steering.room(agent_id)))

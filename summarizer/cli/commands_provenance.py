@@ -103,11 +103,19 @@ def rollback(agent_id: str, version: int) -> None:
 @click.argument("agent_id", type=AGENT_ID)
 def resummarize(agent_id: str) -> None:
     """Rebuild AGENT_ID's summary from its stored history with the current model, in the background; the
-    result replaces the summary as a new version."""
+    result replaces the summary as a new version. The daily cost budgets apply as to updates: with one
+    spent, the offline summarizer rebuilds it (this command says so)."""
 
     rt = open_runtime()
-    previous = rt.provenance(wake=True).resummarize(agent_id)
+    facade = rt.provenance(wake=True)
+    previous = facade.resummarize(agent_id)
     click.echo(f"{agent_id}: rebuild requested (queue row was {previous}); a worker swaps it in when done")
+    offline = facade.rebuild_offline(agent_id)
+    if offline is not None:
+        click.echo(
+            f"note: {offline}: the offline summarizer will rebuild it, unless the budget is raised "
+            "(agent budget-cost) before a worker starts, or the UTC day turns"
+        )
 
 
 @click.group()

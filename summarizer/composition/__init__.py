@@ -298,11 +298,12 @@ def build_operations(settings: Settings, db: Database | None = None) -> Operatio
 def build_provenance(settings: Settings, db: Database | None = None, *, wake: bool = False) -> Provenance:
     """The provenance facade (ledger, kept versions, diff, rollback, resummarize, prune); with `wake`, a
     resummarize request wakes a worker at once."""
+    from summarizer.composition.costs import spent_budget
     from summarizer.service.provenance import Provenance
 
-    return Provenance(
-        build_sql_store(db or open_database(settings)), wake=build_wakeup(settings) if wake else None
-    )
+    db = db or open_database(settings)
+    wakeup = build_wakeup(settings) if wake else None
+    return Provenance(build_sql_store(db), wake=wakeup, spent_budget=spent_budget(settings, db))
 
 
 def build_wakeup(settings: Settings) -> Callable[[Sequence[str]], None]:
@@ -370,7 +371,7 @@ def build_http_app(settings: Settings, db: Database | None = None) -> FastAPI:
     from summarizer.http.wiring import ApiServices, BodyLimits
     from summarizer.storage.sql.fleet_view import SqlFleetView
 
-    tokens = parse_api_tokens(settings.api_tokens)
+    tokens = parse_api_tokens(settings.api_tokens, settings.api_read_tokens)
     db = db or open_database(settings)
     wired = ApiServices(
         limits=BodyLimits(settings.api_max_request_bytes, settings.max_message_bytes),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from summarizer.domain.prices import FREE, PriceTable, default_table, read_prices
@@ -46,3 +48,19 @@ def build_cost_budgets(settings: Settings, db: Database) -> CostBudgets:
 def build_costs(settings: Settings, db: Database) -> Costs:
     """The facade `cost`, `agent budget-cost`, the HTTP routes and the page read."""
     return Costs(SqlCostStore(db), build_price_table(settings), budget_policy(settings))
+
+
+def spent_budget(settings: Settings, db: Database) -> Callable[[str, datetime], str | None] | None:
+    """Why an agent's work would now go to the offline summarizer under the daily cost budgets (the
+    worker's own check), or None when no budget is spent; None with the offline summarizer (free)."""
+    from summarizer.composition.llm import chosen_llm
+
+    if chosen_llm(settings) is LLMChoice.OFFLINE:
+        return None
+    budgets = build_cost_budgets(settings, db)
+
+    def reason(agent_id: str, now: datetime) -> str | None:
+        verdict = budgets.check(agent_id, now)
+        return None if verdict is None else verdict.reason
+
+    return reason

@@ -27,3 +27,15 @@ class HistoryView:
     window_tokens: int
     preamble_tokens: int
     exchanges: tuple[ExchangeView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """One page of an agent's history: `view` holds only the page's exchanges (the newest `limit` of
+    those before an id, oldest first), with the agent's window totals."""
+
+    view: HistoryView
+    total_exchanges: int
+    """How many exchanges the agent has in all."""
+    more_before: int | None
+    """The `before` of the page of older exchanges (its first id); None when there are none."""

@@ -127,7 +127,7 @@ class SummaryEngine:
     def render(self, summary: Summary | None, now: datetime) -> str:
         return render_summary(summary, as_utc(now))
 
-    def pins_tokens(self, summary: Summary) -> int:
+    def pins_cap_share(self, summary: Summary) -> int:
         """What the summary's pins take of the cap: their block as rendered, and one token for the rounding
         where the block meets the items (so the whole rendering stays within the cap)."""
         return pins_cap_share(summary.pins, self.count)
@@ -161,7 +161,7 @@ class SummaryEngine:
         aged = age_items(base.items, now)
         log_.items(aged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
         current_tokens = self.count(render_items(aged.items, now))
-        pin_tokens = self.pins_tokens(base)
+        pin_tokens = self.pins_cap_share(base)
         items_cap = max(1, self.config.max_tokens - pin_tokens)
         path = choose_path(current_tokens, len(live), items_cap, self.config.ladder)
 
@@ -184,7 +184,7 @@ class SummaryEngine:
             try:
                 items, through = self._checked(answer.tool_input, aged.items, live, shown, path, now, log_)
             except AnswerRejected as exc:
-                exc.input_tokens, exc.output_tokens = llm_in, llm_out
+                exc.input_tokens, exc.output_tokens, exc.model = llm_in, llm_out, model
                 raise
             if through is not None:
                 folded_live = [x for x in live if x.id <= through]
@@ -235,7 +235,7 @@ class SummaryEngine:
         log_ = ForgetLog()
         aged = age_items(summary.items, now)
         log_.items(aged.dropped_items, "aging", lambda item: expiry_detail(item.ended_at))
-        pin_tokens = self.pins_tokens(summary)
+        pin_tokens = self.pins_cap_share(summary)
         capped = enforce_cap(aged.items, now, max(1, self.config.max_tokens - pin_tokens), self.count)
         self._log_cap(log_, capped, aged.items, summary.agent_id)
         new_summary = replace(

@@ -18,3 +18,5 @@ class AnswerRejected(SummarizerError):
         self.input_tokens = 0
         self.output_tokens = 0
         """What the rejected answer cost (set by the engine: it was billed like an accepted one)."""
+        self.model = ""
+        """The model that wrote the rejected answer (set by the engine: what prices its tokens)."""

@@ -48,7 +48,8 @@ class AnswerUnusable(LLMPermanentError):
     JSON at all (a proxy's HTML page). A failure of one answer, not of the provider: the same batch may fail
     the same way, a smaller one may not, so the caller splits the batch, and what the model still cannot
     fold the offline summarizer folds. Never a reason to park the agent. `input_tokens`/`output_tokens` are
-    what the failed call cost, when the answer said."""
+    what the failed call cost, when the answer said, and `model` the model that answered (what prices
+    them; empty when unknown)."""
 
     def __init__(
         self,
@@ -58,11 +59,13 @@ class AnswerUnusable(LLMPermanentError):
         status: int | None = None,
         input_tokens: int = 0,
         output_tokens: int = 0,
+        model: str = "",
     ) -> None:
         super().__init__(message, status=status)
         self.cause: UnusableCause = cause
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
+        self.model = model
 
 
 @dataclass(frozen=True, slots=True)

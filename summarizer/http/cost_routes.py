@@ -9,14 +9,14 @@ operator's act (an unscoped token), so an agent cannot lift its own cap.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
-from summarizer.http.auth import AgentId, Operator
+from summarizer.http.auth import AgentId, Operator, OperatorWriter
 from summarizer.http.operator_routes import window_seconds
 from summarizer.http.schemas import Document, Problem
 from summarizer.http.wiring import ApiServices, services
@@ -85,11 +85,7 @@ def _costs(wired: ApiServices) -> Costs:
 
 def _report(wired: ApiServices, agent_id: str | None, since: str, by: By) -> dict[str, Any]:
     seconds = window_seconds(since)
-    now = datetime.now(UTC)
-    report = _costs(wired).report(
-        since=now - timedelta(seconds=seconds), until=now + timedelta(seconds=1), agent_id=agent_id, by=by
-    )
-    return report.to_json()
+    return _costs(wired).recent(seconds, now=datetime.now(UTC), agent_id=agent_id, by=by).to_json()
 
 
 Since = Annotated[str, Query(description="Window of runs: e.g. 24h, 7d, 2w", max_length=32)]
@@ -117,6 +113,6 @@ def get_budget(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 
 
 @router.put("/agents/{agent_id:path}/budget-cost", response_model=BudgetOut, responses=AGENT_ERRORS)
-def put_budget(agent_id: str, body: BudgetIn, _: Operator, wired: Services) -> dict[str, Any]:
+def put_budget(agent_id: str, body: BudgetIn, _: OperatorWriter, wired: Services) -> dict[str, Any]:
     """Set (or with null clear) the agent's daily cap; once spent, its updates go offline until midnight UTC."""
     return _costs(wired).set_budget(agent_id, body.usd, datetime.now(UTC)).to_json()

@@ -13,11 +13,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from summarizer.api import Summarizer
-from summarizer.http.auth import AgentId, Principal, current_principal
+from summarizer.http.auth import AgentId, Principal, WritableAgentId, current_principal
 from summarizer.http.schemas import Document, Problem
 from summarizer.http.wiring import ApiServices, services
 from summarizer.service.steering import MAX_INSTRUCTIONS_CHARS, InstructionsRefused, PinRefused, UnknownPin
-from summarizer.views import pin_json
+from summarizer.views import pins_document
 
 Services = Annotated[ApiServices, Depends(services)]
 Caller = Annotated[Principal, Depends(current_principal)]
@@ -70,9 +70,7 @@ def _actor(principal: Principal) -> str:
 
 
 def _pins_doc(facade: Summarizer, agent_id: str) -> dict[str, Any]:
-    found = facade.pins(agent_id)
-    room = facade.steering.room(agent_id)
-    return {"agent_id": agent_id, "pins": [pin_json(p) for p in found], "room_tokens": room}
+    return pins_document(facade.steering, agent_id)
 
 
 @router.get("/pins", response_model=PinsOut, responses=ERRORS)
@@ -82,7 +80,7 @@ def list_pins(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 
 
 @router.post("/pins", response_model=PinsOut, status_code=201, responses=REFUSED)
-def add_pin(agent_id: AgentId, body: PinIn, wired: Services, caller: Caller) -> dict[str, Any]:
+def add_pin(agent_id: WritableAgentId, body: PinIn, wired: Services, caller: Caller) -> dict[str, Any]:
     """Pin a text (a new summary version); the answer lists the pins after it."""
     try:
         wired.summarizer.pin(agent_id, body.text, name=body.name, by=_actor(caller))
@@ -93,7 +91,7 @@ def add_pin(agent_id: AgentId, body: PinIn, wired: Services, caller: Caller) -> 
 
 @router.delete("/pins", response_model=PinsOut, responses=REFUSED)
 def remove_pin(
-    agent_id: AgentId,
+    agent_id: WritableAgentId,
     wired: Services,
     caller: Caller,
     name: Annotated[str, Query(description="The pin's name")],
@@ -120,7 +118,7 @@ def get_instructions(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 
 
 @router.put("/instructions", response_model=SteeringOut, responses=REFUSED)
-def put_instructions(agent_id: AgentId, body: InstructionsIn, wired: Services) -> dict[str, Any]:
+def put_instructions(agent_id: WritableAgentId, body: InstructionsIn, wired: Services) -> dict[str, Any]:
     """Set the words added to what the model is asked when it summarizes this agent."""
     try:
         wired.summarizer.set_instructions(agent_id, body.text)
@@ -130,7 +128,7 @@ def put_instructions(agent_id: AgentId, body: InstructionsIn, wired: Services) -
 
 
 @router.delete("/instructions", response_model=SteeringOut, responses=ERRORS)
-def clear_instructions(agent_id: AgentId, wired: Services) -> dict[str, Any]:
+def clear_instructions(agent_id: WritableAgentId, wired: Services) -> dict[str, Any]:
     """Remove the agent's summary instructions."""
     wired.summarizer.set_instructions(agent_id, None)
     return _steering_doc(wired.summarizer, agent_id)

@@ -142,7 +142,11 @@ class AnthropicLLM:
             + (usage.cache_creation_input_tokens or 0)
             + (usage.cache_read_input_tokens or 0)
         )
-        spent = {"input_tokens": input_tokens, "output_tokens": usage.output_tokens or 0}
+        spent: dict[str, Any] = {
+            "input_tokens": input_tokens,
+            "output_tokens": usage.output_tokens or 0,
+            "model": str(getattr(message, "model", None) or self.model),
+        }
         if message.stop_reason == "refusal":
             raise AnswerUnusable("the model refused to summarize", cause="refusal", **spent)
         if message.stop_reason == "max_tokens":

@@ -133,9 +133,10 @@ class OpenAILLM:
 
     def _answer(self, completion: Any, tool_name: str) -> LLMAnswer:
         usage = completion.usage
-        spent = {
+        spent: dict[str, Any] = {
             "input_tokens": (usage.prompt_tokens or 0) if usage else 0,
             "output_tokens": (usage.completion_tokens or 0) if usage else 0,
+            "model": str(getattr(completion, "model", None) or self.model),
         }
         if not completion.choices:
             raise AnswerUnusable("the answer has no choices", cause="empty", **spent)
@@ -186,6 +187,6 @@ class OpenAILLM:
             tool_input=arguments,
             input_tokens=spent["input_tokens"],
             output_tokens=spent["output_tokens"],
-            model=str(completion.model or self.model),
+            model=spent["model"],
             cache_read_tokens=cached if isinstance(cached, int) else 0,
         )

@@ -25,7 +25,7 @@ from pydantic_core import to_json
 from summarizer.api import Summarizer
 from summarizer.domain.errors import SummarizerError, UnknownAgent
 from summarizer.domain.recall import MAX_LIMIT, parse_when
-from summarizer.mcp_server.access import visible
+from summarizer.mcp_server.access import ReadOnlyToken, may_write, visible
 from summarizer.mcp_server.reads import Reads
 from summarizer.recall_views import recall_json
 from summarizer.service.ledger import LedgerEntry
@@ -42,7 +42,8 @@ class Memory:
     """What the tools read: the host facade and the provenance ledger of the same database."""
 
     summarizer: Summarizer
-    ledger: Callable[[str], list[LedgerEntry]]
+    ledger: Callable[[str, tuple[int, int] | None], list[LedgerEntry]]
+    """The provenance ledger of an agent (of the exchanges whose id is in the closed range, when given)."""
 
 
 class NoSuchExchange(SummarizerError):
@@ -134,13 +135,16 @@ class MemoryTools:
 
     async def history(self, ctx: Ctx, agent_id: str, limit: int, before: int | None) -> CallToolResult:
         def read(agent: str) -> dict[str, Any]:
-            whole = history_json(self.memory.summarizer.history(agent), self.memory.ledger(agent))
-            return history_page(whole, limit, before)
+            return history_page(self.memory, agent, limit, before)
 
         return await self._answer(ctx, agent_id, read)
 
     async def pin(self, ctx: Ctx, agent_id: str, text: str, name: str | None) -> dict[str, Any]:
         """Pin `text` word for word at the head of the agent's summary (refusals say how much room is left)."""
+        try:
+            may_write()
+        except ReadOnlyToken as exc:
+            raise ToolError(str(exc)) from None
 
         def write(agent: str) -> dict[str, Any]:
             made = self.memory.summarizer.pin(agent, text, name=name, by="mcp")
@@ -150,16 +154,17 @@ class MemoryTools:
         return await self._read(ctx, agent_id, write)
 
 
-def history_page(doc: dict[str, Any], limit: int, before: int | None) -> dict[str, Any]:
-    """The newest `limit` exchanges of a history document (of those before exchange `before`, when given),
-    oldest first, with the count of all and `more_before`: the `before` of the page of older ones (None
-    when there are none). A whole long history would not fit one answer: the official client refuses an
-    event over 1 MiB, about a thousand exchanges; a page holds at most 500."""
-    exchanges = doc["exchanges"]
-    earlier = [e for e in exchanges if before is None or e["id"] < before]
-    shown = earlier[-limit:]
-    more = shown[0]["id"] if shown and len(earlier) > len(shown) else None
-    return doc | {"exchanges": shown, "total_exchanges": len(exchanges), "more_before": more}
+def history_page(memory: Memory, agent: str, limit: int, before: int | None) -> dict[str, Any]:
+    """The history document of the newest `limit` exchanges (of those before exchange `before`, when
+    given), oldest first, with the count of all and `more_before`: the `before` of the page of older ones
+    (None when there are none). Only the page's exchanges and their ledger entries are read. A whole long
+    history would not fit one answer: the official client refuses an event over 1 MiB, about a thousand
+    exchanges; a page holds at most 500."""
+    page = memory.summarizer.history_page(agent, limit, before)
+    shown = page.view.exchanges
+    ledger = memory.ledger(agent, (shown[0].id, shown[-1].id)) if shown else []
+    doc = history_json(page.view, ledger)
+    return doc | {"total_exchanges": page.total_exchanges, "more_before": page.more_before}
 
 
 Query = Annotated[str, Field(description="The question, in plain words", min_length=1, max_length=1000)]

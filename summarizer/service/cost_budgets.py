@@ -3,14 +3,17 @@ the offline summarizer (degrade, never drop) until the UTC day turns.
 
 The check runs before each update's model call and reads what the agent spent today from the run
 records (one short read: the agent's own budget, its usage per model since midnight UTC, its budget
-alerts), priced by the table. An agent's own budget (`summarizer agent budget-cost`) wins over
-SUMMARIZER_COST_BUDGET_AGENT_USD; SUMMARIZER_COST_BUDGET_FLEET_USD caps everyone together (its figure is
-read at most every `fleet_cache_seconds` per process, so thousands of agents do not each sum the fleet).
+alerts), priced by the table. When no budget applies to the agent (none of its own, no default) that read
+stops after its first statement, and without a fleet budget the fleet is not read at all. An agent's own
+budget (`summarizer agent budget-cost`) wins over SUMMARIZER_COST_BUDGET_AGENT_USD;
+SUMMARIZER_COST_BUDGET_FLEET_USD caps everyone together (its figure is read at most every
+`fleet_cache_seconds` per process, so thousands of agents do not each sum the fleet).
 
 Alerts: the first update an agent's spent budget routes offline on a day raises one `cost_budget`
 warning for that agent (in the update's own commit); a spent fleet budget raises one fleet alert (no
-agent). Alerts of an earlier day are resolved when the day turns: by the agent's next update, by the
-first fleet check of the new day, and by `turn_day` (the beat's aging sweep), whichever comes first.
+agent). Alerts of an earlier day are resolved when the day turns: by the agent's next update while a
+budget applies to it, by the first fleet check of the new day, and by `turn_day` (the beat's aging
+sweep), whichever comes first.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ class CostBudgets:
     def check(self, agent_id: str, now: datetime) -> BudgetVerdict | None:
         """None while the agent may use the model; otherwise why it may not (and its alert, once a day)."""
         start = day_start(now)
-        facts = self.store.budget_facts(agent_id, start)
+        facts = self.store.budget_facts(agent_id, start, default_applies=self.policy.agent_micros is not None)
         if facts.open_before_today:
             self.store.close_past_alerts(agent_id, start, now)
         micros = facts.budget_micros if facts.budget_micros is not None else self.policy.agent_micros

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, Literal, Protocol
 
@@ -190,10 +190,30 @@ class Costs:
     ) -> CostReport:
         return cost_report(self.store, self.table, since=since, until=until, agent_id=agent_id, by=by)
 
+    def recent(
+        self, seconds: float, *, now: datetime, agent_id: str | None = None, by: By = "day"
+    ) -> CostReport:
+        """The report of the last `seconds` up to `now`, a run finished within `now`'s second included:
+        the window of `summarizer cost --since` and of `GET /v1/cost?since=`."""
+        until = now + timedelta(seconds=1)
+        return self.report(since=now - timedelta(seconds=seconds), until=until, agent_id=agent_id, by=by)
+
+    def totals_by_model(self) -> tuple[CostLine, ...]:
+        """Every kept run's usage and exact cost per model, most expensive first: the Prometheus counters.
+        One aggregate query of one row a model, however long the history (a `report` by model over every
+        kept run reads a row per day, agent and model, and so grows with it); the same figures."""
+        lines = []
+        for row in self.store.usage_totals():
+            usd, _ = priced((row,), self.table)
+            lines.append(CostLine(row.model or UNRECORDED, row.runs, row_usage(row), usd))
+        lines.sort(key=lambda line: (-line.usd, line.key))
+        return tuple(lines)
+
     def budget(self, agent_id: str, now: datetime) -> AgentBudget:
         """The agent's budget and what it spent today (raises UnknownAgent)."""
         own = self.store.cost_budget(agent_id)
-        spent, _ = priced(self.store.budget_facts(agent_id, day_start(now)).usage, self.table)
+        facts = self.store.budget_facts(agent_id, day_start(now), default_applies=True)
+        spent, _ = priced(facts.usage, self.table)
         default = self.policy.agent_micros
         return AgentBudget(
             agent_id,

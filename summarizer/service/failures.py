@@ -79,11 +79,13 @@ class Failures:
             batch=batch,
             error=error,
         )
-        # A rejected or unusable answer was billed like an accepted one: its usage stays on record.
+        # A rejected or unusable answer was billed like an accepted one: its usage stays on record, with
+        # the model that wrote it (what prices it).
         run = replace(
             run,
             llm_input_tokens=getattr(exc, "input_tokens", 0) or 0,
             llm_output_tokens=getattr(exc, "output_tokens", 0) or 0,
+            model=getattr(exc, "model", "") or None,
         )
         if isinstance(decision, RetryAt):
             held = self.store.schedule_retry(

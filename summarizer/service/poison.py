@@ -54,6 +54,8 @@ class Folded:
     unusable_input_tokens: int = 0
     unusable_output_tokens: int = 0
     """What the model's unusable answers on the way here cost (they are billed like any other)."""
+    unusable_model: str | None = None
+    """The model that wrote those answers (the last one, if several did): what prices their tokens."""
 
 
 def fold(
@@ -72,26 +74,41 @@ def fold(
     given (it does not follow the operator's `instructions`). Other errors propagate for the retry policy."""
     exchanges = tuple(batch)
     spent = [0, 0]
+    model: str | None = None
     while True:
         try:
             outcome = engine.update(summary, agent_id, exchanges, now, instructions)
             done = _accounted(exchanges, outcome)
-            return Folded(done, outcome, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
+            return Folded(
+                done,
+                outcome,
+                unusable_input_tokens=spent[0],
+                unusable_output_tokens=spent[1],
+                unusable_model=model,
+            )
         except AnswerUnusable as exc:
             cause = f"{exc.cause}: {exc}"
             spent[0] += exc.input_tokens
             spent[1] += exc.output_tokens
+            model = exc.model or model
         except AnswerRejected as exc:
             if not split_rejections:
                 exc.input_tokens += spent[0]  # the failed run records every answer it paid for
                 exc.output_tokens += spent[1]
+                exc.model = exc.model or model or ""
                 raise
             cause = f"rejected: {exc}"
             spent[0] += exc.input_tokens
             spent[1] += exc.output_tokens
+            model = exc.model or model
         if len(exchanges) == 1:
             folded = _degrade(fallback, summary, agent_id, exchanges, now, cause)
-            return replace(folded, unusable_input_tokens=spent[0], unusable_output_tokens=spent[1])
+            return replace(
+                folded,
+                unusable_input_tokens=spent[0],
+                unusable_output_tokens=spent[1],
+                unusable_model=model,
+            )
         log.warning("update.batch_split", exchanges=len(exchanges), cause=cause[:200])
         exchanges = exchanges[: len(exchanges) // 2]
         split_rejections = True  # a half that is rejected again is split again

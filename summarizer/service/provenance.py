@@ -74,14 +74,18 @@ class Provenance:
         *,
         clock: Clock = utcnow,
         wake: Callable[[Sequence[str]], None] | None = None,
+        spent_budget: Callable[[str, datetime], str | None] | None = None,
     ) -> None:
         self.store = store
         self._clock = clock
         self._wake = wake
+        self._spent_budget = spent_budget
+        """Why the agent's daily cost budget is spent (None: it is not, or none applies)."""
 
-    def ledger(self, agent_id: str) -> list[LedgerEntry]:
-        """Every exchange of the agent with its state (`waiting`, `summarized`, `dropped`, `in_window`)."""
-        facts = self.store.provenance(agent_id)
+    def ledger(self, agent_id: str, between: tuple[int, int] | None = None) -> list[LedgerEntry]:
+        """Every exchange of the agent (with `between`, those whose id is in that closed range: a history
+        page's) with its state (`waiting`, `summarized`, `dropped`, `in_window`)."""
+        facts = self.store.provenance(agent_id, between)
         if facts is None:
             raise UnknownAgent(agent_id)
         return ledger_entries(facts)
@@ -159,6 +163,11 @@ class Provenance:
             with contextlib.suppress(Exception):
                 self._wake([agent_id])
         return previous
+
+    def rebuild_offline(self, agent_id: str) -> str | None:
+        """Why a rebuild would now be made by the offline summarizer (a daily cost budget is spent), or
+        None: the worker checks again when it starts the rebuild, as before an update."""
+        return self._spent_budget(agent_id, self._clock()) if self._spent_budget is not None else None
 
     def prune(self, keep: int, agent_id: str | None = None) -> int:
         """Delete all but the newest `keep` kept versions (of one agent, or of every agent)."""

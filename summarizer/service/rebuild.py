@@ -5,13 +5,18 @@ flag with the agent's state (no extra read) and, instead of folding the next bat
 exchange the summary has covered, batch by batch from an empty summary, through the same engine and
 poison handling as an update. The result is swapped in with a compare-and-swap on the version it
 started from, kept as a version made by `resummarize`, with a drop row for every covered exchange the
-rebuilt summary does not cite, and the flag cleared, in one transaction. If an update or an aging pass
-committed meanwhile the rebuild is discarded and the flag stays, so the next claim tries again.
+rebuilt summary does not cite, a run record for each batch's calls (what they cost, priced at the model
+that answered) and the flag cleared, in one transaction. If an update or an aging pass committed
+meanwhile the rebuild is discarded and the flag stays, so the next claim tries again.
+
+The daily cost budgets apply as to an update: the worker checks them when the rebuild starts, and a spent
+one rebuilds with the offline summarizer (its runs' path `offline-budget`, their error column saying why).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 import structlog
 
@@ -19,9 +24,11 @@ from summarizer.domain.clock import Clock
 from summarizer.engine.engine import SummaryEngine
 from summarizer.engine.model import Summary
 from summarizer.engine.provenance import ForgetReason, Forgotten, cited_exchanges
-from summarizer.service.poison import fold
-from summarizer.service.results import WorkerConfig
-from summarizer.storage.port import AgentState, Claim, UpdateStore, VersionWrite
+from summarizer.service.poison import Folded, fold
+from summarizer.service.results import Outcome, WorkerConfig
+from summarizer.service.runs import NOT_FOLLOWED, REBUILD_PATH, run_record, with_note, with_refused
+from summarizer.storage.cost_port import BUDGET_PATH
+from summarizer.storage.port import AgentState, Claim, RunRecord, UpdateStore, VersionWrite
 
 log = structlog.get_logger("summarizer.worker")
 
@@ -33,13 +40,17 @@ def rebuild(
     claim: Claim,
     state: AgentState,
     clock: Clock,
+    *,
+    offline: str | None = None,
 ) -> Summary:
-    """Rebuild and swap in; returns the new summary. Raises what the engine or the commit raises."""
+    """Rebuild and swap in; returns the new summary. Raises what the engine or the commit raises.
+    `offline`: why `engine` is the offline summarizer (a spent budget), noted on the runs."""
     current = state.summary
     covered = (current.covered_through_exchange_id if current else None) or 0
     # The rebuild starts from the pins alone, so its items are capped against them as an update's are.
     built: Summary | None = replace(Summary.empty(claim.agent_id), pins=current.pins) if current else None
     last_reason: dict[int, Forgotten] = {}
+    runs: list[RunRecord] = []
     after = 0
     while after < covered:
         batch = store.read_batch(
@@ -51,6 +62,7 @@ def rebuild(
         ).exchanges
         if not batch:
             break
+        started = clock()
         folded = fold(
             engine,
             built,
@@ -60,6 +72,7 @@ def rebuild(
             split_rejections=True,
             instructions=state.instructions,
         )
+        runs.append(_run(claim.agent_id, folded, started, clock(), config.worker_name, offline, state))
         if folded.outcome is not None:
             built = folded.outcome.summary
             records: tuple[Forgotten, ...] = folded.outcome.forgotten
@@ -99,6 +112,35 @@ def rebuild(
         None,
         config.worker_name,
     )
-    store.commit_rebuild(claim, new, from_version, made)
+    runs = [replace(r, from_version=from_version, to_version=new.version) for r in runs]
+    store.commit_rebuild(claim, new, from_version, made, runs)
     log.info("summary.rebuilt", version=new.version, items=len(items), covered=covered)
     return new
+
+
+def _run(
+    agent_id: str,
+    folded: Folded,
+    started: datetime,
+    finished: datetime,
+    worker: str,
+    offline: str | None,
+    state: AgentState,
+) -> RunRecord:
+    """The run record of one batch of the rebuild: its calls' tokens and model, its path, and notes."""
+    run = run_record(
+        agent_id,
+        Outcome.OK,
+        started=started,
+        finished=finished,
+        worker=worker,
+        batch=folded.exchanges,
+        update=folded.outcome,
+        error=folded.given_up.cause if folded.given_up is not None else None,
+    )
+    run = replace(with_refused(run, folded), path=BUDGET_PATH if offline else REBUILD_PATH)
+    if offline:
+        run = with_note(run, f"folded offline: {offline}")
+    if state.instructions and folded.outcome is not None and folded.outcome.offline:
+        run = with_note(run, NOT_FOLLOWED)
+    return run

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from summarizer.domain.messages import EvictedExchange
 from summarizer.engine.engine import UpdateOutcome
+from summarizer.service.poison import Folded
 from summarizer.service.results import Outcome
 from summarizer.storage.port import RunRecord
 
@@ -53,3 +54,29 @@ def run_record(
         tokens_before_cap=update.tokens_before_cap,
         model=update.llm_model or None,
     )
+
+
+NOT_FOLLOWED = "instructions not followed: the offline summarizer does not read them"
+"""The run's note when the offline summarizer folded for an agent that has summary instructions."""
+REBUILD_PATH = "resummarize"
+"""The run path of a `resummarize` rebuild's model calls (BUDGET_PATH when a spent budget sent it offline)."""
+
+
+def with_refused(run: RunRecord, folded: Folded) -> RunRecord:
+    """`run` with the tokens of the answers refused on the way to it (billed like any other). When no model
+    answer was kept (the offline summarizer folded, or the exchange was given up on), the run is priced at
+    the model that wrote the refused answers."""
+    spent_in, spent_out = folded.unusable_input_tokens, folded.unusable_output_tokens
+    run = replace(
+        run,
+        llm_input_tokens=run.llm_input_tokens + spent_in,
+        llm_output_tokens=run.llm_output_tokens + spent_out,
+    )
+    if (spent_in or spent_out) and (folded.outcome is None or folded.outcome.offline):
+        run = replace(run, model=folded.unusable_model)
+    return run
+
+
+def with_note(run: RunRecord, note: str) -> RunRecord:
+    """`run` with `note` after what its `error` column already says."""
+    return replace(run, error="; ".join(filter(None, (run.error, note)))[:2000])

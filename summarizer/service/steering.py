@@ -210,16 +210,16 @@ class Steering:
                 f"summary instructions may have at most {MAX_INSTRUCTIONS_CHARS:,} characters; "
                 f"these have {len(text):,}"
             )
-        current = self.steering(agent_id)
+        check_agent_id(agent_id)
         value = self._mask(text) if text is not None and text.strip() else None
-        if not self.store.set_steering(agent_id, instructions=value, now_item=current.now_item):
+        if not self.store.set_instructions(agent_id, value):  # its own column: the "Now" choice is kept
             raise UnknownAgent(agent_id)
 
     def set_now_item(self, agent_id: str, on: bool | None) -> None:
         """Turn the "Now" pin on or off for this agent (None: follow SUMMARIZER_NOW_ITEM). Takes effect
         at its next update."""
-        current = self.steering(agent_id)
-        if not self.store.set_steering(agent_id, instructions=current.instructions, now_item=on):
+        check_agent_id(agent_id)
+        if not self.store.set_now_item(agent_id, on):  # its own column: the instructions are kept
             raise UnknownAgent(agent_id)
 
 

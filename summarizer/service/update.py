@@ -41,7 +41,7 @@ from summarizer.service.now_pin import now_pin_text, now_wanted, refresh_now, st
 from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
 from summarizer.service.rebuild import rebuild
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
-from summarizer.service.runs import run_record
+from summarizer.service.runs import NOT_FOLLOWED, run_record, with_note, with_refused
 from summarizer.service.sweeps import Sweeps
 from summarizer.storage.cost_port import BUDGET_PATH
 from summarizer.storage.port import (
@@ -167,8 +167,12 @@ class UpdateService:
         return replace(batch, summary=summary, instructions=instructions)
 
     def _rebuild(self, claim: Claim, state: AgentState, started: datetime) -> RunResult:
+        """`resummarize`, under the daily cost budgets as an update: a spent one rebuilds offline."""
+        spent = self.budgets.check(claim.agent_id, started) if self.budgets is not None else None
+        engine = self.fallback if spent is not None and self.fallback is not None else self.engine
         try:
-            new = rebuild(self.store, self.engine, self.config, claim, state, self._clock)
+            offline = spent.reason if spent is not None else None
+            new = rebuild(self.store, engine, self.config, claim, state, self._clock, offline=offline)
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -239,10 +243,8 @@ class UpdateService:
             return self.failures.fail(claim, started, exc, batch.summary, batch.exchanges)
         if self.breaker is not None:
             self.breaker.succeeded(gate)
-        if batch.instructions and folded.outcome is not None and folded.outcome.offline:
-            log.info("update.instructions_not_followed", reason="the offline summarizer does not read them")
         try:
-            return self._commit(claim, started, batch.summary, folded, recent, spent)
+            return self._commit(claim, started, batch.summary, folded, recent, spent, batch.instructions)
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -285,6 +287,7 @@ class UpdateService:
         folded: Folded,
         recent: list[RecentRun] | None = None,
         spent: BudgetVerdict | None = None,
+        instructions: str | None = None,
     ) -> RunResult:
         from_version = summary.version if summary else 0
         finished = self._clock()
@@ -300,13 +303,7 @@ class UpdateService:
             batch=exchanges,
             update=outcome,
         )
-        run = replace(
-            run,
-            llm_input_tokens=run.llm_input_tokens + folded.unusable_input_tokens,
-            llm_output_tokens=run.llm_output_tokens + folded.unusable_output_tokens,
-        )
-        if folded.unusable_input_tokens and outcome is not None and outcome.offline:
-            run = replace(run, model=None)  # the refused answers' model is unknown: not priced as offline
+        run = with_refused(run, folded)
         alert, resolve, recent = None, None, recent or []
         if outcome is not None and folded.degraded is not None:
             new = outcome.summary
@@ -328,6 +325,9 @@ class UpdateService:
             made = VersionWrite("unsummarizable", skip_drops(folded.given_up), None, self.config.worker_name)
             run = replace(run, to_version=new.version, path="unsummarizable", error=folded.given_up.cause)
             alert = skip_alert(claim.agent_id, folded.given_up)
+        if instructions and outcome is not None and outcome.offline:
+            log.info("update.instructions_not_followed", reason="the offline summarizer does not read them")
+            run = with_note(run, NOT_FOLLOWED)
         commit = UpdateCommit(
             claim=claim,
             summary=new,

@@ -51,7 +51,15 @@ class CostStore(Protocol):
         """Usage of runs finished in [since, until), per UTC day, agent and model."""
         ...
 
-    def budget_facts(self, agent_id: str, day_start: datetime) -> BudgetFacts: ...
+    def usage_totals(self) -> list[UsageRow]:
+        """Every kept run's usage per model, one row a model (day is the earliest possible, agent_id is
+        empty): one aggregate query whose answer grows with the models used, not with the history."""
+        ...
+
+    def budget_facts(self, agent_id: str, day_start: datetime, *, default_applies: bool) -> BudgetFacts:
+        """The agent's budget facts. Without its own budget and with no default (`default_applies`
+        False), nothing else is read: no budget applies, so the usage and alerts are left empty."""
+        ...
 
     def fleet_usage(self, day_start: datetime) -> list[UsageRow]:
         """The whole fleet's usage since `day_start`, per model (agent_id is empty)."""

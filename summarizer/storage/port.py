@@ -20,11 +20,12 @@ from typing import Any, Protocol
 
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.followed import FilePosition
-from summarizer.domain.history import HistoryView
+from summarizer.domain.history import HistoryPage, HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.domain.recall import RecallFilter, TermHits
 from summarizer.domain.update_stats import UpdateStats
 from summarizer.engine.model import Summary
+from summarizer.storage.ops_port import AlertStore, FleetReader, MetricsReader
 from summarizer.storage.values import (
     EVENT_KINDS,
     EXCHANGE_UNSUMMARIZABLE,
@@ -185,9 +186,11 @@ class UpdateStore(Protocol):
         """Re-arm an agent by hand; the state it had ("none": no row), None for an unknown agent."""
         ...
 
-    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
-        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops, clear the rebuild
-        request and hand the row back pending, all or nothing; `LostClaim` or `StaleSummary` otherwise."""
+    def commit_rebuild(
+        self, claim: Claim, new: Summary, from_version: int, made: VersionWrite, runs: Sequence[RunRecord]
+    ) -> str:
+        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops and `runs`, clear the
+        rebuild request and hand the row back pending, all or nothing; `LostClaim` or `StaleSummary`."""
         ...
 
     # ----- aging -----------------------------------------------------------------------------------
@@ -217,8 +220,8 @@ class ProvenanceStore(Protocol):
     def agent_exists(self, agent_id: str) -> bool: ...
 
     # ----- provenance and kept versions ------------------------------------------------------------
-    def provenance(self, agent_id: str) -> ProvenanceFacts | None:
-        """The current summary, every exchange's state and every drop row; None for an unknown agent."""
+    def provenance(self, agent_id: str, between: tuple[int, int] | None = None) -> ProvenanceFacts | None:
+        """The summary, each exchange's state and drop rows (of ids in `between`); None: unknown agent."""
         ...
 
     def summary_version(self, agent_id: str, version: int) -> KeptVersion | None: ...
@@ -240,10 +243,12 @@ class ProvenanceStore(Protocol):
 
 
 class SteeringStore(ProvenanceStore, Protocol):
-    """Pins (versions via `swap_summary`), instructions, the "Now" pin's switch (False: unknown agent)."""
+    """Pins (versions via `swap_summary`), instructions, the "Now" pin's switch (False: unknown agent).
+    Each setter writes its own column only, so setting one never undoes a concurrent setting of the other."""
 
     def steering(self, agent_id: str) -> AgentSteering | None: ...
-    def set_steering(self, agent_id: str, *, instructions: str | None, now_item: bool | None) -> bool: ...
+    def set_instructions(self, agent_id: str, instructions: str | None) -> bool: ...
+    def set_now_item(self, agent_id: str, now_item: bool | None) -> bool: ...
 
 
 class OperatorStore(ProvenanceStore, Protocol):
@@ -298,6 +303,10 @@ class ConversationStorePort(Protocol):
         """The agent's exchanges and window totals; None for an unknown agent."""
         ...
 
+    def history_page(self, agent_id: str, budget: int, limit: int, before: int | None) -> HistoryPage | None:
+        """The newest `limit` exchanges before `before` (of all: None), oldest first; reads only those."""
+        ...
+
     def exchange_messages(self, agent_id: str, exchange_id: int) -> list[StoredMessage] | None:
         """One exchange's messages in conversation order (empty for an exchange the agent does not have);
         None for an unknown agent."""
@@ -344,56 +353,4 @@ class FollowStore(Protocol):
         self, path: str, records: Sequence[tuple[str, NewMessage]], position: FilePosition
     ) -> IngestReport:
         """Record the messages and move the file's position in one transaction: all or nothing."""
-        ...
-
-
-# ----- alerts -------------------------------------------------------------------------------------------
-
-
-class AlertStore(Protocol):
-    """The alerts table as the alert service uses it, and the figures its fleet-wide rules judge."""
-
-    def stats(self, since: datetime, until: datetime) -> UpdateStats: ...
-
-    def open_fleet_kinds(self) -> set[str]:
-        """Kinds of the open alerts that belong to no agent (the fleet-wide rules' incidents)."""
-        ...
-
-    def change_fleet_incidents(
-        self, raise_: Sequence[AlertDraft], resolve: Sequence[str], now: datetime
-    ) -> tuple[list[str], list[str]]:
-        """In one transaction, raise each draft once and resolve each kind's open fleet-wide incident.
-        Returns the kinds newly raised and the kinds actually resolved."""
-        ...
-
-    def delivery_candidates(self, resolved_since: datetime) -> list[AlertRecord]: ...
-
-    def save_delivery(self, alert_id: int, delivery: dict[str, Any]) -> None: ...
-
-    def list_alerts(self, *, open_only: bool, limit: int | None) -> list[AlertRecord]:
-        """Newest first."""
-        ...
-
-    def acknowledge(self, alert_id: int, now: datetime) -> AlertRecord | None:
-        """Stamp `acknowledged_at` (the first acknowledgement wins) and close an event alert (a kind in
-        `EVENT_KINDS`: nothing is left to watch); None for an unknown id."""
-        ...
-
-
-# ----- the operator's page: the fleet --------------------------------------------------------------------
-
-
-class FleetReader(Protocol):
-    """The agent list and the update runs per time bucket (read-only, one statement per call)."""
-
-    def agents(
-        self, *, prefix: str | None, contains: str | None, after: str | None, limit: int
-    ) -> list[AgentRow]: ...
-
-    def series(self, *, since: datetime, until: datetime, buckets: int) -> list[Bucket]: ...
-
-
-class MetricsReader(Protocol):
-    def figures(self) -> MetricFigures:
-        """Everything the Prometheus metrics show, read in one read transaction."""
         ...

@@ -61,7 +61,12 @@ class MemoryCostStore:
     def _alerts(self, agent_id: str | None) -> list[MemoryAlert]:
         return [a for a in self.updates.alerts if a.kind == COST_BUDGET and a.agent_id == agent_id]
 
-    def budget_facts(self, agent_id: str, day_start: datetime) -> BudgetFacts:
+    def usage_totals(self) -> list[UsageRow]:
+        return self._rows(self.updates.runs, lambda r: date.min, lambda r: "")
+
+    def budget_facts(self, agent_id: str, day_start: datetime, *, default_applies: bool) -> BudgetFacts:
+        if self.budgets.get(agent_id) is None and not default_applies:
+            return BudgetFacts(budget_micros=None, usage=(), alerted_today=False, open_before_today=False)
         mine = self._alerts(agent_id)
         return BudgetFacts(
             budget_micros=self.budgets.get(agent_id),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Sequence
 from datetime import datetime
 
 from summarizer.domain.kinds import Kind
@@ -18,6 +19,7 @@ from summarizer.storage.port import (
     LatestTask,
     LostClaim,
     ProvenanceFacts,
+    RunRecord,
     StaleSummary,
     VersionWrite,
 )
@@ -42,15 +44,17 @@ class MemoryVersions:
                 )
 
     # ----- provenance and kept versions ------------------------------------------------------------
-    def provenance(self, agent_id: str) -> ProvenanceFacts | None:
+    def provenance(self, agent_id: str, between: tuple[int, int] | None = None) -> ProvenanceFacts | None:
+        low, high = between or (0, 2**63)
         with self._lock:
             if agent_id not in self._s.agents:
                 return None
             exchanges = tuple(
                 (x.exchange.id, True, x.summarized_in_version, x.exchange.ended_at)
                 for x in sorted(self._s.exchanges.get(agent_id, []), key=lambda x: x.exchange.id)
+                if low <= x.exchange.id <= high
             )
-            drops = tuple(self._s.drops.get(agent_id, []))
+            drops = tuple(d for d in self._s.drops.get(agent_id, []) if low <= d.exchange_id <= high)
             return ProvenanceFacts(self._s.summaries.get(agent_id), exchanges, drops)
 
     def agent_exists(self, agent_id: str) -> bool:
@@ -79,12 +83,20 @@ class MemoryVersions:
             agent = self._s.agents.get(agent_id)
             return None if agent is None else AgentSteering(agent.instructions, agent.now_item)
 
-    def set_steering(self, agent_id: str, *, instructions: str | None, now_item: bool | None) -> bool:
+    def set_instructions(self, agent_id: str, instructions: str | None) -> bool:
         with self._lock:
             agent = self._s.agents.get(agent_id)
             if agent is None:
                 return False
-            agent.instructions, agent.now_item = instructions, now_item
+            agent.instructions = instructions
+            return True
+
+    def set_now_item(self, agent_id: str, now_item: bool | None) -> bool:
+        with self._lock:
+            agent = self._s.agents.get(agent_id)
+            if agent is None:
+                return False
+            agent.now_item = now_item
             return True
 
     def latest_task(self, agent_id: str) -> LatestTask:
@@ -107,7 +119,9 @@ class MemoryVersions:
     def _swap(self, new: Summary, from_version: int) -> bool:
         raise NotImplementedError
 
-    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
+    def commit_rebuild(
+        self, claim: Claim, new: Summary, from_version: int, made: VersionWrite, runs: Sequence[RunRecord]
+    ) -> str:
         with self._lock:
             saved = copy.deepcopy(self._s)
             try:
@@ -119,6 +133,7 @@ class MemoryVersions:
                     raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
                 self._keep(new, made)
                 self._s.agents[claim.agent_id].rebuild_requested_at = None
+                self._s.runs.extend(runs)
                 return state
             except BaseException:
                 self._s = saved

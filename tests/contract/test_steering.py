@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any, cast
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import EvictedExchange, StoredMessage
@@ -13,6 +15,7 @@ from summarizer.engine.prompt import OPERATOR_LEAD
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome
 from summarizer.service.steering import Steering
+from summarizer.storage.values import AgentSteering
 from tests.contract.harness import ContractStore
 from tests.contract.support import T0, Clock, exchange, service
 
@@ -60,11 +63,51 @@ def test_a_pin_rides_through_updates_and_the_now_pin_follows_the_log(store: Cont
 def test_instructions_reach_the_prompt_from_the_agents_state(store: ContractStore) -> None:
     clock = Clock()
     store.evict("a", [exchange(1), exchange(2), exchange(3)], clock())
-    assert store.set_steering("a", instructions="Name every file touched.", now_item=False)
+    assert store.set_instructions("a", "Name every file touched.")
+    assert store.set_now_item("a", False)
     assert store.steering("a") is not None
+    assert not store.set_instructions("nobody", "x")
+    assert not store.set_now_item("nobody", True)
     assert store.steering("nobody") is None
     llm = FakeLLM()
     assert service(store, clock, llm).run("a").outcome is Outcome.OK
     (request,) = llm.requests
     assert OPERATOR_LEAD in request.user_text
     assert "Name every file touched." in request.user_text
+
+
+class _Interleaved:
+    """The store, with `meanwhile` run once just after the first call the service makes through it
+    returns: a second operator's whole call landing between one call's read and its write."""
+
+    def __init__(self, store: ContractStore, meanwhile: Callable[[], None]) -> None:
+        self._store = store
+        self._meanwhile: Callable[[], None] | None = meanwhile
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._store, name)
+        if not callable(found):
+            return found
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            answer = found(*args, **kwargs)
+            meanwhile, self._meanwhile = self._meanwhile, None
+            if meanwhile is not None:
+                meanwhile()
+            return answer
+
+        return call
+
+
+def test_instructions_and_the_now_choice_set_at_once_keep_each_other(store: ContractStore) -> None:
+    store.evict("a", [exchange(1)], Clock()())
+    limits = PinLimits(10_000, 0.25)
+    other = Steering(store, limits, estimate_text)
+
+    def racing(meanwhile: Callable[[], None]) -> Steering:
+        return Steering(cast(ContractStore, _Interleaved(store, meanwhile)), limits, estimate_text)
+
+    racing(lambda: other.set_now_item("a", False)).set_instructions("a", "Name every file touched.")
+    assert store.steering("a") == AgentSteering("Name every file touched.", False)
+    racing(lambda: other.set_instructions("a", "Keep it short.")).set_now_item("a", True)
+    assert store.steering("a") == AgentSteering("Keep it short.", True)

@@ -183,11 +183,11 @@ def fake_model(provider: str) -> str:
     return "claude-haiku-4-5" if provider == "anthropic" else "gpt-4o-mini"
 
 
-def test_answers_the_model_wasted_are_reported_unpriced_not_free(
+def test_answers_the_gate_refused_are_priced_at_the_model_that_wrote_them(
     db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """An update the offline summarizer finished after the model's answers were refused keeps those
-    answers' tokens; their model is not known, so they show as unpriced instead of as the free offline."""
+    answers' tokens with the model that wrote them: `cost` prices them (not as the free offline)."""
     with FakeChatCompletionsAPI(chat_default=lambda body: bad_json_arguments()) as chat:
         settings = hermetic_settings(
             monkeypatch,
@@ -208,9 +208,9 @@ def test_answers_the_model_wasted_are_reported_unpriced_not_free(
         path, model, spent = conn.execute(
             select(summary_runs.c.path, summary_runs.c.model, summary_runs.c.llm_input_tokens)
         ).one()
-    assert (path, model) == ("offline-fallback", None)
+    assert (path, model) == ("offline-fallback", "gpt-4o-mini")
     assert spent > 0
     now = datetime.now(UTC)
     report = build_costs(settings, db).report(since=now - timedelta(hours=1), until=now + timedelta(hours=1))
-    assert report.unpriced == ("(unrecorded)",)
-    assert report.total_usd == 0
+    assert report.unpriced == ()
+    assert report.total_usd == ONE_CALL["openai"]  # the one refused call, at the model's list price

@@ -18,6 +18,7 @@ from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import followed_files, messages
 from tests.support.http_api import cli_settings
+from tests.support.statements import counting_statements
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CLAUDE = FIXTURES / "claude_code" / "compact_after_rewind.jsonl"
@@ -263,9 +264,11 @@ def test_a_document_whose_last_message_changed_records_the_rest(
     live.write_text(
         json.dumps({**META, "messages": [*MESSAGES, {**turn, "content": "Half, then whole"}, later]})
     )
-    done = follower.follow(live)
+    with counting_statements(db) as seen:
+        done = follower.follow(live)
     assert (done.failed, done.stored) == (False, 1)
     assert _stored(db)[: len(before)] == before
+    assert sum("messages.host_id IN" in s for s in seen) == 1  # the stored ids are looked up once
 
 
 def test_a_long_project_name_makes_an_agent_id_within_the_limit(

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection, select, text
 
-from summarizer.domain.history import HistoryView
+from summarizer.domain.history import HistoryPage, HistoryView
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.model import Summary
 from summarizer.storage.sql import reading
@@ -57,6 +57,10 @@ class SqlConversationStore:
     def history(self, agent_id: str, default_budget: int) -> HistoryView | None:
         with self.db.read() as conn:
             return reading.load_history(conn, agent_id, default_budget)
+
+    def history_page(self, agent_id: str, budget: int, limit: int, before: int | None) -> HistoryPage | None:
+        with self.db.read() as conn:
+            return reading.load_history_page(conn, agent_id, budget, limit, before)
 
     def exchange_messages(self, agent_id: str, exchange_id: int) -> list[StoredMessage] | None:
         with self.db.read() as conn:

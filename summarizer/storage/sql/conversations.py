@@ -117,17 +117,19 @@ class ConversationStore:
         with self.db.write() as conn:
             return record_batches(conn, counted, self._recording, self._clock())
 
-    def record_in(self, conn: Connection, records: Iterable[tuple[str, NewMessage]]) -> IngestReport:
+    def record_in(
+        self, conn: Connection, records: Iterable[tuple[str, NewMessage]], *, keep_first: bool = False
+    ) -> IngestReport:
         """Record inside the CALLER's open transaction: it commits or rolls back with the caller's own writes.
 
         For hosts that share the database and want their own message row and ours to be one commit. The
         caller owns the transaction and, after commit, any worker wake-up (`IngestReport.queued_agents`).
         Counting happens inside that transaction here: with a counter that calls an API, count first
-        (`count`) and hand over messages that carry their `tokens`.
+        (`count`) and hand over messages that carry their `tokens`. With `keep_first`, a message whose id
+        is stored with other content is left out (the first content stays) instead of refusing the batch.
         """
-        return record_batches(
-            conn, self._count(group_by_agent(self._masked(records)), set()), self._recording, self._clock()
-        )
+        counted = self._count(group_by_agent(self._masked(records)), set())
+        return record_batches(conn, counted, self._recording, self._clock(), keep_first=keep_first)
 
     def count(self, message: NewMessage) -> int:
         """A message's token cost as this store counts it (of its text as it will be stored)."""

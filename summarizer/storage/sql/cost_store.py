@@ -20,9 +20,13 @@ class SqlCostStore:
         with self.db.read() as conn:
             return costs.usage(conn, since=since, until=until, agent_id=agent_id)
 
-    def budget_facts(self, agent_id: str, day_start: datetime) -> BudgetFacts:
+    def usage_totals(self) -> list[UsageRow]:
         with self.db.read() as conn:
-            return costs.budget_facts(conn, agent_id, day_start)
+            return costs.usage_by_model(conn, None, None)
+
+    def budget_facts(self, agent_id: str, day_start: datetime, *, default_applies: bool) -> BudgetFacts:
+        with self.db.read() as conn:
+            return costs.budget_facts(conn, agent_id, day_start, default_applies=default_applies)
 
     def fleet_usage(self, day_start: datetime) -> list[UsageRow]:
         with self.db.read() as conn:

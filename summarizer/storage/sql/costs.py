@@ -3,7 +3,9 @@
 Usage is summed in SQL over one index range of `summary_runs` (`finished_at`, or `agent_id, finished_at`
 for one agent), grouped by UTC day, agent and model, so `cost` reads a handful of rows however many runs
 it covers; prices are applied by the service (service/costs.py), never stored. Only runs that recorded
-tokens are read: a failed attempt that made no call costs nothing. Same results on PostgreSQL and SQLite.
+tokens are read: a failed attempt that made no call costs nothing. The Prometheus counters read the kept
+runs' totals per model (`usage_by_model` without a start): one row a model, whatever the history holds.
+Same results on PostgreSQL and SQLite.
 """
 
 from __future__ import annotations
@@ -71,13 +73,17 @@ def usage(conn: Connection, *, since: datetime, until: datetime, agent_id: str |
     return [_row(_as_date(m.day), m.agent_id, m.model, m) for m in conn.execute(stmt)]
 
 
-def usage_by_model(conn: Connection, since: datetime, agent_id: str | None) -> list[UsageRow]:
-    """Usage since `since` per model, of one agent or (agent_id None) of the fleet."""
-    where = [runs.c.finished_at >= since, _spent()]
+def usage_by_model(conn: Connection, since: datetime | None, agent_id: str | None) -> list[UsageRow]:
+    """Usage since `since` (None: of every kept run) per model, of one agent or (agent_id None) of the
+    fleet. The rows carry `since`'s day (`date.min` without one)."""
+    where = [_spent()]
+    if since is not None:
+        where.append(runs.c.finished_at >= since)
     if agent_id is not None:
         where.append(runs.c.agent_id == agent_id)
     stmt = select(runs.c.model, *_sums()).where(*where).group_by(runs.c.model).order_by(runs.c.model)
-    return [_row(since.date(), agent_id or "", m.model, m) for m in conn.execute(stmt)]
+    day = date.min if since is None else since.date()
+    return [_row(day, agent_id or "", m.model, m) for m in conn.execute(stmt)]
 
 
 def _alert_of(agent_id: str | None) -> Any:
@@ -85,8 +91,13 @@ def _alert_of(agent_id: str | None) -> Any:
     return (alerts.c.kind == COST_BUDGET) & match
 
 
-def budget_facts(conn: Connection, agent_id: str, day_start: datetime) -> BudgetFacts:
+def budget_facts(
+    conn: Connection, agent_id: str, day_start: datetime, *, default_applies: bool
+) -> BudgetFacts:
+    """One statement when no budget applies to the agent (none of its own, no default), three otherwise."""
     budget = conn.execute(select(agents.c.cost_budget_micros).where(agents.c.id == agent_id)).scalar()
+    if budget is None and not default_applies:
+        return BudgetFacts(budget_micros=None, usage=(), alerted_today=False, open_before_today=False)
     today = conn.execute(
         select(alerts.c.created_at, alerts.c.resolved_at)
         .where(_alert_of(agent_id), (alerts.c.created_at >= day_start) | alerts.c.resolved_at.is_(None))

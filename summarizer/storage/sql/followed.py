@@ -2,7 +2,8 @@
 
 A log can change a message it already gave (Gemini CLI rewrites its session document and may rewrite the
 last message; a log rewritten in place reuses its ids): a message whose id is stored with other content
-is kept as first recorded, and the rest of the read is recorded, instead of refusing the whole read.
+is kept as first recorded, and the rest of the read is recorded, instead of refusing the whole read
+(`record_in(..., keep_first=True)`: the stored ids are looked up once, by the recording itself).
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, select
+from sqlalchemy import select
 
 from summarizer.domain.clock import utcnow
 from summarizer.domain.followed import FilePosition
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.sql.conversations import ConversationStore, group_by_agent
-from summarizer.storage.sql.recording import stored_identities
+from summarizer.storage.sql.conversations import ConversationStore
 from summarizer.storage.sql.schema import followed_files
 from summarizer.storage.sql.upserts import for_connection, per_database
 from summarizer.storage.values import IngestReport
@@ -57,21 +57,9 @@ class SqlFollowStore:
             "updated_at": utcnow(),
         }
         with self.db.write() as conn:
-            report = self.store.record_in(conn, _without_changed(conn, records))
+            report = self.store.record_in(conn, records, keep_first=True)
             conn.execute(for_connection(conn, _UPSERT), values)
         return report
-
-
-def _without_changed(
-    conn: Connection, records: Sequence[tuple[str, NewMessage]]
-) -> list[tuple[str, NewMessage]]:
-    """The records less those whose id is already stored for their agent with other content."""
-    known = stored_identities(conn, group_by_agent(records))
-    return [
-        (agent, m)
-        for agent, m in records
-        if m.host_id is None or known.get((agent, m.host_id), m.identity()) == m.identity()
-    ]
 
 
 def _key(path: str) -> str:

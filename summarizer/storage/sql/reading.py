@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select, union_all
+from sqlalchemy import Connection, func, select, union_all
 
-from summarizer.domain.history import ExchangeView, HistoryView
+from summarizer.domain.history import ExchangeView, HistoryPage, HistoryView
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import StoredMessage
 from summarizer.engine.model import Summary
@@ -20,6 +20,7 @@ __all__ = [
     "HistoryView",
     "agent_exists",
     "load_history",
+    "load_history_page",
     "load_summaries",
     "load_summary",
     "load_window_messages",
@@ -32,6 +33,32 @@ def agent_exists(conn: Connection, agent_id: str) -> bool:
     return conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first() is not None
 
 
+def _exchange_view(r: Any) -> ExchangeView:
+    return ExchangeView(
+        id=r["id"],
+        state="evicted" if r["evicted_at"] is not None else "window",
+        evict_reason=r["evict_reason"],
+        tokens=r["tokens"],
+        message_count=r["message_count"],
+        started_at=r["started_at"],
+        ended_at=r["ended_at"],
+        evicted_at=r["evicted_at"],
+        title=r["title"],
+        completed=r["completed"],
+    )
+
+
+def _history_view(agent: Any, default_budget: int, views: tuple[ExchangeView, ...]) -> HistoryView:
+    budget = agent["window_budget"]
+    return HistoryView(
+        agent_id=agent["id"],
+        budget_tokens=default_budget if budget is None else budget,
+        window_tokens=agent["window_tokens"],
+        preamble_tokens=agent["preamble_tokens"],
+        exchanges=views,
+    )
+
+
 def load_history(conn: Connection, agent_id: str, default_budget: int) -> HistoryView | None:
     agent = conn.execute(select(agents).where(agents.c.id == agent_id)).mappings().first()
     if agent is None:
@@ -39,29 +66,27 @@ def load_history(conn: Connection, agent_id: str, default_budget: int) -> Histor
     rows = conn.execute(
         select(exchanges).where(exchanges.c.agent_id == agent_id).order_by(exchanges.c.id)
     ).mappings()
-    views = tuple(
-        ExchangeView(
-            id=r["id"],
-            state="evicted" if r["evicted_at"] is not None else "window",
-            evict_reason=r["evict_reason"],
-            tokens=r["tokens"],
-            message_count=r["message_count"],
-            started_at=r["started_at"],
-            ended_at=r["ended_at"],
-            evicted_at=r["evicted_at"],
-            title=r["title"],
-            completed=r["completed"],
-        )
-        for r in rows
-    )
-    budget = agent["window_budget"]
-    return HistoryView(
-        agent_id=agent_id,
-        budget_tokens=default_budget if budget is None else budget,
-        window_tokens=agent["window_tokens"],
-        preamble_tokens=agent["preamble_tokens"],
-        exchanges=views,
-    )
+    return _history_view(agent, default_budget, tuple(_exchange_view(r) for r in rows))
+
+
+def load_history_page(
+    conn: Connection, agent_id: str, default_budget: int, limit: int, before: int | None
+) -> HistoryPage | None:
+    """The newest `limit` exchanges before `before` (all, when None), oldest first: one range of the
+    primary key read backwards (one row past the page says whether older ones exist), and a count."""
+    agent = conn.execute(select(agents).where(agents.c.id == agent_id)).mappings().first()
+    if agent is None:
+        return None
+    stmt = select(exchanges).where(exchanges.c.agent_id == agent_id)
+    if before is not None:
+        stmt = stmt.where(exchanges.c.id < before)
+    rows = list(conn.execute(stmt.order_by(exchanges.c.id.desc()).limit(limit + 1)).mappings())
+    shown = tuple(_exchange_view(r) for r in reversed(rows[:limit]))
+    total = conn.execute(
+        select(func.count()).select_from(exchanges).where(exchanges.c.agent_id == agent_id)
+    ).scalar_one()
+    more = shown[0].id if len(rows) > limit else None
+    return HistoryPage(_history_view(agent, default_budget, shown), int(total), more)
 
 
 _KIND_BY_VALUE: dict[str, Kind] = {kind.value: kind for kind in Kind}  # cheaper than calling Kind(value)
@@ -136,13 +161,15 @@ def load_summaries(conn: Connection, agent_ids: Sequence[str]) -> list[Summary]:
     return [summary_from_row(row.agent_id, row) for row in rows]
 
 
-def exchange_states(conn: Connection, agent_id: str) -> tuple[tuple[int, bool, int | None, datetime], ...]:
-    """(id, evicted, summarized_in_version, ended_at) of every exchange of the agent, in id order."""
-    rows = conn.execute(
-        select(
-            exchanges.c.id, exchanges.c.evicted_at, exchanges.c.summarized_in_version, exchanges.c.ended_at
-        )
-        .where(exchanges.c.agent_id == agent_id)
-        .order_by(exchanges.c.id)
-    )
+def exchange_states(
+    conn: Connection, agent_id: str, between: tuple[int, int] | None = None
+) -> tuple[tuple[int, bool, int | None, datetime], ...]:
+    """(id, evicted, summarized_in_version, ended_at) of every exchange of the agent (with `between`,
+    of those whose id is in that closed range), in id order."""
+    stmt = select(
+        exchanges.c.id, exchanges.c.evicted_at, exchanges.c.summarized_in_version, exchanges.c.ended_at
+    ).where(exchanges.c.agent_id == agent_id)
+    if between is not None:
+        stmt = stmt.where(exchanges.c.id.between(*between))
+    rows = conn.execute(stmt.order_by(exchanges.c.id))
     return tuple((r.id, r.evicted_at is not None, r.summarized_in_version, r.ended_at) for r in rows)

@@ -52,9 +52,17 @@ def chunks(items: Sequence[Any], size: int = ID_CHUNK) -> list[Sequence[Any]]:
 
 
 def record_batches(
-    conn: Connection, batches: Mapping[str, Counted], how: Recording, now: datetime
+    conn: Connection,
+    batches: Mapping[str, Counted],
+    how: Recording,
+    now: datetime,
+    *,
+    keep_first: bool = False,
 ) -> IngestReport:
-    """Record `batches` (agent id -> its messages with their counts, in order) inside `conn`'s transaction."""
+    """Record `batches` (agent id -> its messages with their counts, in order) inside `conn`'s transaction.
+
+    A message whose id is already stored (or came earlier in the batch) with other content refuses the
+    whole batch, or with `keep_first` is left out like a duplicate: the first content recorded stays."""
     rows = lock_agents(conn, sorted(batches), now)
     known = stored_identities(conn, {a: [m for m, _ in batch] for a, batch in batches.items()})
     report = IngestReport()
@@ -64,7 +72,7 @@ def record_batches(
         result = report.agents[agent_id] = AgentIngest(agent_id)
         fresh_by_agent[agent_id] = [
             (m, n if n is not None else message_tokens(m, how.counter, how.provider, how.model))
-            for m, n in drop_known(agent_id, batch, known, result)
+            for m, n in drop_known(agent_id, batch, known, result, keep_first=keep_first)
         ]
         states[agent_id] = state_from_row(rows[agent_id], how.window_tokens)
     lookups = prefetch_exchange_tokens(conn, states, fresh_by_agent)
@@ -232,8 +240,11 @@ def drop_known(
     batch: Counted,
     known: dict[tuple[str, str], tuple[object, ...]],
     result: AgentIngest,
+    *,
+    keep_first: bool = False,
 ) -> Counted:
-    """Leave out messages whose host id is already stored; the same id with other content is an error."""
+    """Leave out messages whose host id is already stored; the same id with other content is an error, or
+    with `keep_first` left out too."""
     fresh: Counted = []
     for message, tokens in batch:
         if message.host_id is None:
@@ -244,7 +255,7 @@ def drop_known(
         if stored is None:
             known[key] = message.identity()
             fresh.append((message, tokens))
-        elif stored == message.identity():
+        elif keep_first or stored == message.identity():
             result.skipped += 1
         else:
             raise InvalidMessage(

@@ -34,13 +34,16 @@ def load_steering(conn: Connection, agent_id: str) -> AgentSteering | None:
     return None if row is None else AgentSteering(row.summary_instructions, row.now_item)
 
 
-def store_steering(conn: Connection, agent_id: str, instructions: str | None, now_item: bool | None) -> bool:
-    result = conn.execute(
-        update(agents)
-        .where(agents.c.id == agent_id)
-        .values(summary_instructions=instructions, now_item=now_item)
-    )
-    return bool(result.rowcount)
+def store_instructions(conn: Connection, agent_id: str, instructions: str | None) -> bool:
+    """Write the agent's instructions, and only them: a concurrent "Now" choice stays (False: no agent)."""
+    stmt = update(agents).where(agents.c.id == agent_id).values(summary_instructions=instructions)
+    return bool(conn.execute(stmt).rowcount)
+
+
+def store_now_item(conn: Connection, agent_id: str, now_item: bool | None) -> bool:
+    """Write the agent's "Now" choice, and only it: concurrent instructions stay (False: no agent)."""
+    stmt = update(agents).where(agents.c.id == agent_id).values(now_item=now_item)
+    return bool(conn.execute(stmt).rowcount)
 
 
 def copy_instructions(conn: Connection, parent: str, child: str) -> None:
@@ -49,7 +52,8 @@ def copy_instructions(conn: Connection, parent: str, child: str) -> None:
         select(agents.c.summary_instructions, agents.c.now_item).where(agents.c.id == parent)
     ).first()
     if row is not None:
-        store_steering(conn, child, row.summary_instructions, row.now_item)
+        both = {"summary_instructions": row.summary_instructions, "now_item": row.now_item}
+        conn.execute(update(agents).where(agents.c.id == child).values(both))
 
 
 def _newest(role: str, condition: ColumnElement[bool] | TextClause) -> Any:

@@ -166,9 +166,13 @@ class SqlStore(ABC, Generic[DB]):
         with self.db.read() as conn:
             return steering.load_steering(conn, agent_id)
 
-    def set_steering(self, agent_id: str, *, instructions: str | None, now_item: bool | None) -> bool:
+    def set_instructions(self, agent_id: str, instructions: str | None) -> bool:
         with self.db.write() as conn:
-            return steering.store_steering(conn, agent_id, instructions, now_item)
+            return steering.store_instructions(conn, agent_id, instructions)
+
+    def set_now_item(self, agent_id: str, now_item: bool | None) -> bool:
+        with self.db.write() as conn:
+            return steering.store_now_item(conn, agent_id, now_item)
 
     def latest_task(self, agent_id: str) -> LatestTask:
         with self.db.read() as conn:
@@ -202,14 +206,14 @@ class SqlStore(ABC, Generic[DB]):
             return stats.query_stats(conn, since=since, until=until)
 
     # ----- provenance and kept versions ------------------------------------------------------------
-    def provenance(self, agent_id: str) -> ProvenanceFacts | None:
+    def provenance(self, agent_id: str, between: tuple[int, int] | None = None) -> ProvenanceFacts | None:
         with self.db.read() as conn:
             if not reading.agent_exists(conn, agent_id):
                 return None
             return ProvenanceFacts(
                 summary=reading.load_summary(conn, agent_id),
-                exchanges=reading.exchange_states(conn, agent_id),
-                drops=versions.load_drops(conn, agent_id),
+                exchanges=reading.exchange_states(conn, agent_id, between),
+                drops=versions.load_drops(conn, agent_id, between),
             )
 
     def summary_version(self, agent_id: str, version: int) -> KeptVersion | None:
@@ -226,7 +230,9 @@ class SqlStore(ABC, Generic[DB]):
                 return None
             return queue_sweeps.requeue(conn, agent_id, now)
 
-    def commit_rebuild(self, claim: Claim, new: Summary, from_version: int, made: VersionWrite) -> str:
+    def commit_rebuild(
+        self, claim: Claim, new: Summary, from_version: int, made: VersionWrite, runs: Sequence[RunRecord]
+    ) -> str:
         assert new.updated_at is not None
         with self.db.write() as conn:
             state = queue.complete(conn, claim.agent_id, claim.token, new.updated_at, more_work=True)
@@ -235,6 +241,8 @@ class SqlStore(ABC, Generic[DB]):
             summaries.swap_summary(conn, new, from_version)
             versions.write_version(conn, new, made)
             versions.clear_rebuild(conn, claim.agent_id)
+            for run in runs:
+                summaries.record_run(conn, run)
             return state
 
     def prune_versions(self, agent_id: str | None, keep: int) -> int:

@@ -142,12 +142,14 @@ def list_versions(conn: Connection, agent_id: str) -> list[KeptVersion]:
     return [_kept(agent_id, row) for row in rows]
 
 
-def load_drops(conn: Connection, agent_id: str) -> tuple[DropRecord, ...]:
-    rows = conn.execute(
-        select(exchange_drops)
-        .where(exchange_drops.c.agent_id == agent_id)
-        .order_by(exchange_drops.c.exchange_id, exchange_drops.c.version)
-    )
+def load_drops(
+    conn: Connection, agent_id: str, between: tuple[int, int] | None = None
+) -> tuple[DropRecord, ...]:
+    """The agent's drop rows (with `between`, of the exchanges whose id is in that closed range)."""
+    stmt = select(exchange_drops).where(exchange_drops.c.agent_id == agent_id)
+    if between is not None:
+        stmt = stmt.where(exchange_drops.c.exchange_id.between(*between))
+    rows = conn.execute(stmt.order_by(exchange_drops.c.exchange_id, exchange_drops.c.version))
     return tuple(
         DropRecord(r.exchange_id, r.version, r.reason, r.item_id, r.detail, r.dropped_at) for r in rows
     )

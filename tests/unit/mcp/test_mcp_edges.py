@@ -17,7 +17,6 @@ from summarizer.domain.errors import UnknownAgent
 from summarizer.http.auth import parse_api_tokens
 from summarizer.mcp_server.http_app import QuietDisconnects, SessionEnded, SessionsPerToken
 from summarizer.mcp_server.reads import CallerGone, Reads
-from summarizer.mcp_server.tools import history_page
 
 A = "a" * 16
 B = "b" * 16
@@ -124,18 +123,6 @@ def test_opening_requests_count_the_sessions_of_their_own_token() -> None:
     assert opening(B, session="s1")[0]["status"] == 200  # a request inside a session is not counted
     assert opening("not-a-token-at-all")[0]["status"] == 200  # the SDK answers 401 itself
     assert len(reached) == 3
-
-
-def test_a_long_history_comes_in_pages_newest_first() -> None:
-    doc = {"agent_id": "x", "exchanges": [{"id": n} for n in range(1, 11)]}
-    first = history_page(doc, 4, None)
-    assert [e["id"] for e in first["exchanges"]] == [7, 8, 9, 10]
-    assert (first["total_exchanges"], first["more_before"]) == (10, 7)
-    last = history_page(doc, 4, 3)
-    assert [e["id"] for e in last["exchanges"]] == [1, 2]
-    assert last["more_before"] is None
-    assert history_page(doc, 4, 1)["exchanges"] == []
-    assert doc["exchanges"][0] == {"id": 1}  # the document itself is left as it was
 
 
 @pytest.mark.parametrize("error", [ClientDisconnect(), anyio.ClosedResourceError()])
