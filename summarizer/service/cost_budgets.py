@@ -9,8 +9,8 @@ budget (`summarizer agent budget-cost`) wins over SUMMARIZER_COST_BUDGET_AGENT_U
 SUMMARIZER_COST_BUDGET_FLEET_USD caps everyone together (its figure is read at most every
 `fleet_cache_seconds` per process, so thousands of agents do not each sum the fleet).
 
-Alerts: the first update an agent's spent budget routes offline on a day raises one `cost_budget`
-warning for that agent (in the update's own commit); a spent fleet budget raises one fleet alert (no
+Alerts: the first update (or `resummarize` rebuild) an agent's spent budget routes offline on a day raises
+one `cost_budget` warning for that agent (in its own commit); a spent fleet budget raises one fleet alert (no
 agent). Alerts of an earlier day are resolved when the day turns: by the agent's next update while a
 budget applies to it, by the first fleet check of the new day, and by `turn_day` (the beat's aging
 sweep), whichever comes first.

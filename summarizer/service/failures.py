@@ -17,7 +17,7 @@ from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.model import Summary
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.service.results import Outcome, RunResult, WorkerConfig, error_text
-from summarizer.service.runs import run_record
+from summarizer.service.runs import run_record, with_spent
 from summarizer.storage.port import (
     SUMMARY_UPDATES_FAILING,
     AlertDraft,
@@ -57,7 +57,12 @@ class Failures:
         exc: Exception,
         summary: Summary | None,
         batch: Sequence[EvictedExchange],
+        *,
+        spent: Sequence[RunRecord] = (),
+        path: str | None = None,
     ) -> RunResult:
+        """Retry or park. `spent`: the runs of calls made before the failure that no commit will record (a
+        rebuild's batches), whose usage joins this failure's record; `path`: that record's path."""
         permanent = isinstance(exc, LLMPermanentError)
         retry_after = exc.retry_after if isinstance(exc, LLMTransientError) else None
         if not isinstance(exc, LLMTransientError | LLMPermanentError | AnswerRejected):
@@ -86,7 +91,9 @@ class Failures:
             llm_input_tokens=getattr(exc, "input_tokens", 0) or 0,
             llm_output_tokens=getattr(exc, "output_tokens", 0) or 0,
             model=getattr(exc, "model", "") or None,
+            path=path,
         )
+        run = with_spent(run, spent)
         if isinstance(decision, RetryAt):
             held = self.store.schedule_retry(
                 claim,

@@ -10,11 +10,19 @@ that answered) and the flag cleared, in one transaction. If an update or an agin
 meanwhile the rebuild is discarded and the flag stays, so the next claim tries again.
 
 The daily cost budgets apply as to an update: the worker checks them when the rebuild starts, and a spent
-one rebuilds with the offline summarizer (its runs' path `offline-budget`, their error column saying why).
+one rebuilds with the offline summarizer (its runs' path `offline-budget`, their error column saying why)
+and raises the agent's `cost_budget` alert in the rebuild's commit, once a day as an update does.
+
+Money spent is recorded whatever becomes of the rebuild. When it fails partway (the model errors on a
+later batch), is discarded (an update committed meanwhile, the claim was lost) or is interrupted (a
+signal, a worker shutting down), the summary stays as it was and one run record takes the tokens of
+every call made: the failure's own (a retry or a park, with the error) or, when nothing else is written,
+one of its own (`stale`, `lost`, or `retry` for an interruption, its lease left to expire).
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from datetime import datetime
 
@@ -24,13 +32,87 @@ from summarizer.domain.clock import Clock
 from summarizer.engine.engine import SummaryEngine
 from summarizer.engine.model import Summary
 from summarizer.engine.provenance import ForgetReason, Forgotten, cited_exchanges
+from summarizer.service.cost_budgets import BudgetVerdict
+from summarizer.service.failures import Failures, log_alert_raised
 from summarizer.service.poison import Folded, fold
-from summarizer.service.results import Outcome, WorkerConfig
-from summarizer.service.runs import NOT_FOLLOWED, REBUILD_PATH, run_record, with_note, with_refused
+from summarizer.service.results import Outcome, RunResult, WorkerConfig, error_text
+from summarizer.service.runs import (
+    NOT_FOLLOWED,
+    REBUILD_PATH,
+    run_record,
+    with_note,
+    with_refused,
+    with_spent,
+)
 from summarizer.storage.cost_port import BUDGET_PATH
-from summarizer.storage.port import AgentState, Claim, RunRecord, UpdateStore, VersionWrite
+from summarizer.storage.port import (
+    AgentState,
+    AlertDraft,
+    Claim,
+    LostClaim,
+    RunRecord,
+    StaleSummary,
+    UpdateStore,
+    VersionWrite,
+)
 
 log = structlog.get_logger("summarizer.worker")
+
+
+def run_rebuild(
+    store: UpdateStore,
+    engine: SummaryEngine,
+    config: WorkerConfig,
+    claim: Claim,
+    state: AgentState,
+    clock: Clock,
+    failures: Failures,
+    started: datetime,
+    *,
+    spent: BudgetVerdict | None = None,
+) -> RunResult:
+    """The worker's rebuild: `engine` is the offline summarizer when `spent` (a spent budget, whose alert
+    the commit raises); the result, with what a failure or a discarded rebuild spent on record."""
+    runs: list[RunRecord] = []
+    path = BUDGET_PATH if spent is not None else REBUILD_PATH
+    alert = spent.alert if spent is not None else None
+
+    def record(outcome: Outcome, error: str) -> None:
+        """When no other record will: one run with what the batches done so far spent."""
+        if not runs:
+            return
+        base = run_record(
+            claim.agent_id,
+            outcome,
+            started=started,
+            finished=clock(),
+            worker=config.worker_name,
+            from_version=state.summary.version if state.summary else 0,
+            error=error,
+        )
+        store.record_spent(replace(with_spent(base, runs), path=path))
+
+    try:
+        offline = spent.reason if spent is not None else None
+        new = rebuild(store, engine, config, claim, state, clock, offline=offline, alert=alert, runs=runs)
+    except (StaleSummary, LostClaim) as exc:
+        lost = isinstance(exc, LostClaim)
+        record(Outcome.LOST if lost else Outcome.STALE, error_text(exc))
+        if not lost:
+            store.release(claim, clock(), error_text(exc))
+        return RunResult(claim.agent_id, Outcome.LOST if lost else Outcome.STALE, error=str(exc))
+    except Exception as exc:
+        failed = failures.fail(claim, started, exc, state.summary, (), spent=runs, path=path)
+        if failed.outcome is Outcome.LOST:  # the claim was taken over meanwhile: the failure wrote nothing
+            record(Outcome.LOST, error_text(exc))
+        return failed
+    except BaseException as exc:  # interrupted: the calls made are on record before the process stops
+        with contextlib.suppress(Exception):
+            record(Outcome.RETRY, f"interrupted ({type(exc).__name__}) after {len(runs)} batch(es)")
+        raise
+    if alert is not None:
+        log_alert_raised(alert)
+    return RunResult(claim.agent_id, Outcome.OK, version=new.version, requeued=True)
 
 
 def rebuild(
@@ -42,15 +124,19 @@ def rebuild(
     clock: Clock,
     *,
     offline: str | None = None,
+    alert: AlertDraft | None = None,
+    runs: list[RunRecord] | None = None,
 ) -> Summary:
     """Rebuild and swap in; returns the new summary. Raises what the engine or the commit raises.
-    `offline`: why `engine` is the offline summarizer (a spent budget), noted on the runs."""
+    `offline`: why `engine` is the offline summarizer (a spent budget), noted on the runs; `alert`: raised
+    in the commit; `runs`: where each batch's run record goes as its calls return (the caller's, so a
+    failure still knows what was spent)."""
     current = state.summary
     covered = (current.covered_through_exchange_id if current else None) or 0
     # The rebuild starts from the pins alone, so its items are capped against them as an update's are.
     built: Summary | None = replace(Summary.empty(claim.agent_id), pins=current.pins) if current else None
     last_reason: dict[int, Forgotten] = {}
-    runs: list[RunRecord] = []
+    runs = [] if runs is None else runs
     after = 0
     while after < covered:
         batch = store.read_batch(
@@ -112,8 +198,8 @@ def rebuild(
         None,
         config.worker_name,
     )
-    runs = [replace(r, from_version=from_version, to_version=new.version) for r in runs]
-    store.commit_rebuild(claim, new, from_version, made, runs)
+    done = [replace(r, from_version=from_version, to_version=new.version) for r in runs]
+    store.commit_rebuild(claim, new, from_version, made, done, alert)
     log.info("summary.rebuilt", version=new.version, items=len(items), covered=covered)
     return new
 

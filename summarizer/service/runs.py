@@ -77,6 +77,27 @@ def with_refused(run: RunRecord, folded: Folded) -> RunRecord:
     return run
 
 
+def with_spent(run: RunRecord, spent: Sequence[RunRecord]) -> RunRecord:
+    """`run` with the usage of `spent` added: the runs of calls already made that no commit will record (the
+    batches of a rebuild that failed or was discarded), so what they cost is on record once. Priced at
+    `run`'s model, else at the latest model of `spent`."""
+    if not spent:
+        return run
+    firsts = [r.first_exchange_id for r in spent if r.first_exchange_id is not None]
+    lasts = [r.last_exchange_id for r in spent if r.last_exchange_id is not None]
+    return replace(
+        run,
+        exchange_count=run.exchange_count + sum(r.exchange_count for r in spent),
+        first_exchange_id=min(firsts, default=run.first_exchange_id),
+        last_exchange_id=max(lasts, default=run.last_exchange_id),
+        llm_input_tokens=run.llm_input_tokens + sum(r.llm_input_tokens for r in spent),
+        llm_output_tokens=run.llm_output_tokens + sum(r.llm_output_tokens for r in spent),
+        llm_cache_read_tokens=run.llm_cache_read_tokens + sum(r.llm_cache_read_tokens for r in spent),
+        llm_cache_write_tokens=run.llm_cache_write_tokens + sum(r.llm_cache_write_tokens for r in spent),
+        model=run.model or next((r.model for r in reversed(spent) if r.model), None),
+    )
+
+
 def with_note(run: RunRecord, note: str) -> RunRecord:
     """`run` with `note` after what its `error` column already says."""
     return replace(run, error="; ".join(filter(None, (run.error, note)))[:2000])

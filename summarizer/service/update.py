@@ -39,7 +39,7 @@ from summarizer.service.failures import Failures, log_alert_raised
 from summarizer.service.model_routing import DEGRADED_PATH, ROUTED_PATH, ModelRouting, routing_alert
 from summarizer.service.now_pin import now_pin_text, now_wanted, refresh_now, state_choice
 from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
-from summarizer.service.rebuild import rebuild
+from summarizer.service.rebuild import run_rebuild
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
 from summarizer.service.runs import NOT_FOLLOWED, run_record, with_note, with_refused
 from summarizer.service.sweeps import Sweeps
@@ -169,18 +169,12 @@ class UpdateService:
     def _rebuild(self, claim: Claim, state: AgentState, started: datetime) -> RunResult:
         """`resummarize`, under the daily cost budgets as an update: a spent one rebuilds offline."""
         spent = self.budgets.check(claim.agent_id, started) if self.budgets is not None else None
-        engine = self.fallback if spent is not None and self.fallback is not None else self.engine
-        try:
-            offline = spent.reason if spent is not None else None
-            new = rebuild(self.store, engine, self.config, claim, state, self._clock, offline=offline)
-        except (StaleSummary, LostClaim) as exc:
-            lost = isinstance(exc, LostClaim)
-            if not lost:
-                self.store.release(claim, self._clock(), error_text(exc))
-            return RunResult(claim.agent_id, Outcome.LOST if lost else Outcome.STALE, error=str(exc))
-        except Exception as exc:
-            return self.failures.fail(claim, started, exc, state.summary, ())
-        return RunResult(claim.agent_id, Outcome.OK, version=new.version, requeued=True)
+        if spent is None or self.fallback is None:
+            engine, spent = self.engine, None
+        else:
+            engine = self.fallback
+        cfg, clock = self.config, self._clock
+        return run_rebuild(self.store, engine, cfg, claim, state, clock, self.failures, started, spent=spent)
 
     def run_backlog(
         self, agent_id: str | None, budget_seconds: float | None = None, *, or_any: bool = False

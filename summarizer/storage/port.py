@@ -187,10 +187,22 @@ class UpdateStore(Protocol):
         ...
 
     def commit_rebuild(
-        self, claim: Claim, new: Summary, from_version: int, made: VersionWrite, runs: Sequence[RunRecord]
+        self,
+        claim: Claim,
+        new: Summary,
+        from_version: int,
+        made: VersionWrite,
+        runs: Sequence[RunRecord],
+        alert: AlertDraft | None = None,
     ) -> str:
-        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops and `runs`, clear the
-        rebuild request and hand the row back pending, all or nothing; `LostClaim` or `StaleSummary`."""
+        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops and `runs`, raise `alert`,
+        clear the rebuild request and hand the row back pending, all or nothing; `LostClaim` or
+        `StaleSummary`."""
+        ...
+
+    def record_spent(self, run: RunRecord) -> None:
+        """Record `run` alone, whatever became of the claim: what an attempt that wrote nothing else spent
+        (a discarded or interrupted rebuild's model calls)."""
         ...
 
     # ----- aging -----------------------------------------------------------------------------------

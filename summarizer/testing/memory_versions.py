@@ -13,6 +13,7 @@ from summarizer.engine.model import Summary
 from summarizer.engine.now_item import TODO_TOOLS
 from summarizer.storage.port import (
     AgentSteering,
+    AlertDraft,
     Claim,
     DropRecord,
     KeptVersion,
@@ -23,7 +24,7 @@ from summarizer.storage.port import (
     StaleSummary,
     VersionWrite,
 )
-from summarizer.testing.memory_rows import MemoryState
+from summarizer.testing.memory_rows import MemoryAlert, MemoryState
 
 
 class MemoryVersions:
@@ -120,7 +121,13 @@ class MemoryVersions:
         raise NotImplementedError
 
     def commit_rebuild(
-        self, claim: Claim, new: Summary, from_version: int, made: VersionWrite, runs: Sequence[RunRecord]
+        self,
+        claim: Claim,
+        new: Summary,
+        from_version: int,
+        made: VersionWrite,
+        runs: Sequence[RunRecord],
+        alert: AlertDraft | None = None,
     ) -> str:
         with self._lock:
             saved = copy.deepcopy(self._s)
@@ -134,10 +141,19 @@ class MemoryVersions:
                 self._keep(new, made)
                 self._s.agents[claim.agent_id].rebuild_requested_at = None
                 self._s.runs.extend(runs)
+                if alert is not None:
+                    raised = MemoryAlert(
+                        alert.kind, alert.agent_id, alert.message, alert.details, new.updated_at
+                    )
+                    self._s.alerts.append(raised)
                 return state
             except BaseException:
                 self._s = saved
                 raise
+
+    def record_spent(self, run: RunRecord) -> None:
+        with self._lock:
+            self._s.runs.append(run)
 
     def prune_versions(self, agent_id: str | None, keep: int) -> int:
         with self._lock:

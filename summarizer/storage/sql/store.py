@@ -231,7 +231,13 @@ class SqlStore(ABC, Generic[DB]):
             return queue_sweeps.requeue(conn, agent_id, now)
 
     def commit_rebuild(
-        self, claim: Claim, new: Summary, from_version: int, made: VersionWrite, runs: Sequence[RunRecord]
+        self,
+        claim: Claim,
+        new: Summary,
+        from_version: int,
+        made: VersionWrite,
+        runs: Sequence[RunRecord],
+        alert: AlertDraft | None = None,
     ) -> str:
         assert new.updated_at is not None
         with self.db.write() as conn:
@@ -243,7 +249,13 @@ class SqlStore(ABC, Generic[DB]):
             versions.clear_rebuild(conn, claim.agent_id)
             for run in runs:
                 summaries.record_run(conn, run)
+            if alert is not None:
+                alerts.insert_alert(conn, alert, new.updated_at)
             return state
+
+    def record_spent(self, run: RunRecord) -> None:
+        with self.db.write() as conn:
+            summaries.record_run(conn, run)
 
     def prune_versions(self, agent_id: str | None, keep: int) -> int:
         with self.db.write() as conn:
