@@ -5,13 +5,9 @@ hooks spec defines."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import subprocess
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,7 +19,7 @@ from summarizer.storage.sql.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
 from tests.support.fleet import wait_for
-from tests.support.services import ROOT
+from tests.support.watch_process import watch_process
 
 pytestmark = pytest.mark.slow
 
@@ -63,27 +59,6 @@ def _distinct(env: dict[str, str]) -> int:
         db.dispose()
 
 
-@contextlib.contextmanager
-def _watcher(env: dict[str, str], directory: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "summarizer", "watch", str(directory)],
-            env=full,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for(lambda: "watching" in log.read_text(), 60, "the watcher to start")
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(15)
-
-
 def test_a_watcher_killed_and_restarted_records_every_line_once(env: dict[str, str], tmp_path: Path) -> None:
     logs = tmp_path / "sessions"
     logs.mkdir()
@@ -92,7 +67,7 @@ def test_a_watcher_killed_and_restarted_records_every_line_once(env: dict[str, s
     expected = len(read_records(CODEX, "codex", None, 1_000_000))
     live.write_bytes(b"".join(lines[:50]))
     log = tmp_path / "watch.log"
-    with _watcher(env, logs, log):
+    with watch_process(env, [str(logs)], log):
         wait_for(lambda: _count(env) > 0, 60, "the first lines recorded")
         with live.open("ab") as out:  # appended while the watcher runs, the last line left unfinished
             out.write(b"".join(lines[50:200]) + lines[200][:40])
@@ -100,7 +75,7 @@ def test_a_watcher_killed_and_restarted_records_every_line_once(env: dict[str, s
     # Killed (SIGKILL, no goodbye). The log grows while nothing watches it.
     with live.open("ab") as out:
         out.write(lines[200][40:] + b"".join(lines[201:]))
-    with _watcher(env, logs, log):
+    with watch_process(env, [str(logs)], log):
         wait_for(lambda: _count(env) == expected, 60, "every message after the restart")
     assert _distinct(env) == expected  # none twice
     assert "Traceback" not in log.read_text(), log.read_text()
@@ -211,7 +186,7 @@ def test_a_watcher_records_a_json_document_log_each_time_it_is_rewritten(
     (chats.parent / "logs.json").write_text('[{"sessionId": "x", "type": "user", "message": "hi"}]')
     expected = len(read_records(source, "gemini-cli", None, 1_000_000))
     log = tmp_path / "watch.log"
-    with _watcher(env, tmp_path / "gemini", log):
+    with watch_process(env, [str(tmp_path / "gemini")], log):
         wait_for(lambda: _count(env) > 0, 60, "the first half recorded")
         assert _count(env) < expected
         live.write_text(json.dumps(document), encoding="utf-8")  # Gemini CLI rewrites the whole file

@@ -6,9 +6,7 @@ twice. `watch --once` exits 1 with one line when the database cannot be reached.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -22,34 +20,14 @@ from sqlalchemy.engine import Engine, make_url
 
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
-from tests.e2e.test_watch_hostile import claude, recorded, waited
+from tests.e2e.test_watch_hostile import claude, recorded
 from tests.support.services import ROOT, fresh_postgres_database, migrate, pg_admin_url
+from tests.support.watch_process import waited, watch_process
 
 pytestmark = pytest.mark.slow
 
 UNREACHABLE = "is unreachable"
 BACK = "the database is reachable again"
-
-
-@contextlib.contextmanager
-def spawned(env: dict[str, str], directory: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A `watch` process over `directory`, its stdout and stderr in `log`; killed at the end."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "summarizer", "watch", str(directory)],
-            env=full,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(15)
 
 
 def said(log: Path, words: str) -> int:
@@ -104,7 +82,7 @@ def test_watch_rides_out_postgresql_refusing_connections_at_start_and_while_watc
     log = tmp_path / "watch.log"
 
     database.down()  # down before the watcher starts
-    with spawned(env, project.parent, log) as proc:
+    with watch_process(env, [str(project.parent)], log, started=False) as proc:
         waited(lambda: said(log, UNREACHABLE) == 1, log, "the outage at start reported")
         once = run_cli("watch", "--once", str(project.parent), env=env)
         assert once.returncode == 1, once.stderr
@@ -143,7 +121,7 @@ def test_watch_waits_for_a_sqlite_file_another_process_holds_locked(tmp_path: Pa
     first = project / "first.jsonl"
     first.write_bytes(claude("first-1"))
     log = tmp_path / "watch.log"
-    with spawned(env, project.parent, log) as proc:
+    with watch_process(env, [str(project.parent)], log, started=False) as proc:
         waited(lambda: recorded(env, first, "claude-code"), log, "the first session recorded")
         waited(lambda: "watching" in log.read_text(), log, "the watch set up")
         holder = sqlite3.connect(path, timeout=0, isolation_level=None)

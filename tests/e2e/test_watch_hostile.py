@@ -5,14 +5,9 @@ a root deleted and made again is watched again; `watch --once` exits 0 when good
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,8 +18,7 @@ from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
-from tests.support.fleet import wait_for
-from tests.support.services import ROOT
+from tests.support.watch_process import waited, watch_process
 
 pytestmark = pytest.mark.slow
 
@@ -115,37 +109,6 @@ WITHOUT_FILE_PERMISSION_OVERRIDE = (
 """Run as root, a process reads any file: without these two capabilities, permissions hold for it too."""
 
 
-@contextlib.contextmanager
-def watcher(
-    env: dict[str, str], directory: Path, log: Path, prefix: list[str] | None = None
-) -> Iterator[subprocess.Popen[bytes]]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [*(prefix or []), sys.executable, "-m", "summarizer", "watch", str(directory)],
-            env=full,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        waited(lambda: "watching" in log.read_text(), log, "the watcher to start")
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(15)
-
-
-def waited(condition: Callable[[], object], log: Path, what: str) -> None:
-    """Wait for `condition` (60 s at most); a timeout shows what the watcher said."""
-    try:
-        wait_for(condition, 60, what)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}; the watcher said:\n{log.read_text()}") from None
-
-
 def warnings_about(log: Path, name: str) -> int:
     return sum(1 for line in log.read_text().splitlines() if line.startswith("warning:") and name in line)
 
@@ -188,7 +151,7 @@ def test_a_watcher_records_every_good_file_next_to_each_bad_one_and_reports_each
     assert files["big"].stat().st_size > DOCUMENT_LIMIT
     log = tmp_path / "watch.log"
     good = [("good", "claude-code"), ("v2", "claude-code"), ("image", "claude-code"), ("codex", "codex")]
-    with watcher(env, root, log) as proc:
+    with watch_process(env, [str(root)], log) as proc:
         # Catch-up: every good file, whatever lies beside it.
         waited(lambda: all(recorded(env, files[n], f) for n, f in good), log, "the good files recorded")
         for name in ("long-id.jsonl", "foreign.jsonl", "session-2025-10-21T20-04-big.json"):
@@ -220,7 +183,7 @@ def test_a_watched_root_deleted_and_made_again_is_watched_again(env: dict[str, s
     first = root / "-home-me-app" / "one.jsonl"
     first.write_bytes(claude("one-1"))
     log = tmp_path / "watch.log"
-    with watcher(env, root, log) as proc:
+    with watch_process(env, [str(root)], log) as proc:
         waited(lambda: recorded(env, first, "claude-code"), log, "the first session recorded")
         shutil.rmtree(root)
         waited(lambda: "is gone" in log.read_text(), log, "the root's loss noticed")
@@ -281,7 +244,7 @@ def test_an_unreadable_file_or_folder_is_reported_once_and_read_once_it_can_be(
     closed.chmod(0)
     log = tmp_path / "watch.log"
     try:
-        with watcher(env, root, log, WITHOUT_FILE_PERMISSION_OVERRIDE) as proc:
+        with watch_process(env, [str(root)], log, prefix=WITHOUT_FILE_PERMISSION_OVERRIDE) as proc:
             waited(lambda: recorded(env, good, "claude-code"), log, "the readable file recorded")
             assert warnings_about(log, "locked.jsonl") == 1, log.read_text()
             assert warnings_about(log, "-home-me-closed") == 1, log.read_text()

@@ -5,13 +5,7 @@ open with `summary` and `queue-operation` lines are recorded as they are, and ev
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +16,7 @@ from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.schema import messages
 from tests.e2e.test_http_curl import server_env
 from tests.support.fleet import wait_for
-from tests.support.services import ROOT
+from tests.support.watch_process import watch_process
 
 pytestmark = pytest.mark.slow
 
@@ -58,27 +52,6 @@ def _count(env: dict[str, str]) -> int:
         db.dispose()
 
 
-@contextlib.contextmanager
-def _watcher(env: dict[str, str], root: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("SUMMARIZER_")} | env
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "summarizer", "watch", str(root)],
-            env=full,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for(lambda: "watching" in log.read_text(), 60, "the watcher to start")
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(15)
-
-
 def _as_written(path: Path) -> bytes:
     """The file as Claude Code writes it, every line ended: the published copies lost the last newline, and
     a watcher rightly waits for the end of a line that may still be being written."""
@@ -111,7 +84,7 @@ def test_watch_records_real_claude_code_2_sessions_as_they_are_written(
     before = sum(len(read_records(p, "claude-code", None, 1_000_000)) for p in ALREADY_THERE)
     expected = before + len(read_records(WRITTEN_LIVE, "claude-code", None, 1_000_000))
     log = tmp_path / "watch.log"
-    with _watcher(env, projects, log):
+    with watch_process(env, [str(projects)], log):
         wait_for(lambda: _count(env) == before, 60, "the sessions already in the tree")
         with live.open("ab") as out:  # the session goes on: the prompt, the calls, the replies
             out.write(b"".join(lines[1:]))

@@ -4,12 +4,6 @@ line; the real fixtures appended while it runs are recorded as importing them wh
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +15,7 @@ from summarizer.storage.sql.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
 from tests.support.fleet import wait_for
-from tests.support.services import ROOT
+from tests.support.watch_process import watch_process
 
 pytestmark = pytest.mark.slow
 
@@ -39,27 +33,6 @@ def _stored(url: str) -> list[tuple[str, str, str]]:
             return sorted((r.agent_id, r.host_id, r.kind) for r in rows)
     finally:
         db.dispose()
-
-
-@contextlib.contextmanager
-def _watcher(env: dict[str, str], args: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("SUMMARIZER_", "COPILOT_HOME"))} | env
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "summarizer", "watch", *args],
-            env=full,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for(lambda: "watching" in log.read_text(), 60, "the watcher to start")
-        yield proc
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(15)
 
 
 def test_watch_follows_a_copilot_session_by_default_and_a_named_aider_history(tmp_path: Path) -> None:
@@ -81,7 +54,11 @@ def test_watch_follows_a_copilot_session_by_default_and_a_named_aider_history(tm
     )
     url = env["SUMMARIZER_DATABASE_URL"]
     # Two watchers over one database: one with no directory (the default folders), one given the history.
-    with _watcher(env, [], tmp_path / "default.log"), _watcher(env, [str(history)], log):
+    strip = ("SUMMARIZER_", "COPILOT_HOME")
+    with (
+        watch_process(env, [], tmp_path / "default.log", strip=strip),
+        watch_process(env, [str(history)], log, strip=strip),
+    ):
         wait_for(lambda: len(_stored(url)) > 0, 60, "the first half of the session recorded")
         with session.open("ab") as out:
             out.write(events[len(events) // 2 :])
