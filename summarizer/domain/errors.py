@@ -20,3 +20,9 @@ class UnknownAgent(SummarizerError):
     def __init__(self, agent_id: str) -> None:
         super().__init__(f"unknown agent {agent_id!r}")
         self.agent_id = agent_id
+
+
+class ValueRefused(InvalidMessage):
+    """The database refused a value of the messages being recorded (a string too long for its column, a
+    number out of its range): nothing of the transaction was stored. The reason is the database's first
+    line, masked, never the statement or its values."""

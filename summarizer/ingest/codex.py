@@ -9,7 +9,8 @@ the user typed from context the tool injected as a user message (`<environment_c
 instructions, ...): such injected text is stored as `system` (preamble), never as an exchange's opening.
 A `user_message` event that no user item carries (Codex Desktop writes prompts only as events) is the
 prompt itself, at the event's time. Reasoning is left out (it is usually encrypted), as are git
-`ghost_snapshot` items; response items of a type this version does not know are skipped and counted.
+`ghost_snapshot` items; response items of a type this version does not know are skipped and counted, and
+so are lines of a top-level `type` it does not know (a later version's), each type named once per file.
 A function output written as a JSON string `{"output": ..., "metadata": {"exit_code": N}}` is stored as
 its output text, a non-zero exit code marking it an error and named after the text. A `compacted` line
 (the tool's own compaction) is a `clear` followed by its summary as `system`. Every message takes its
@@ -30,6 +31,7 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
+from summarizer.ingest.claude_code import MAX_UNKNOWN_TYPES, OTHER_UNKNOWN_TYPES
 from summarizer.ingest.fields import read_created_at, reject_nul
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
@@ -92,6 +94,10 @@ class CodexRollout:
     """Response items of types this version does not know, skipped, by type."""
     first_unknown: dict[str, str] = field(default_factory=dict)
     """Where each unknown item type was first met."""
+    unknown_lines: Counter[str] = field(default_factory=Counter)
+    """Lines of a top-level `type` this version does not know, skipped, by type."""
+    first_unknown_line: dict[str, str] = field(default_factory=dict)
+    """Where each unknown line type was first met."""
 
     @property
     def pending(self) -> bool:
@@ -115,7 +121,8 @@ class CodexRollout:
                 bare = {k: v for k, v in obj.items() if not (k == "id" and v is None) and k != "timestamp"}
                 stamp = obj["timestamp"] if isinstance(obj.get("timestamp"), str) else self.started
                 return self._item(bare, stamp, where)
-            return []  # a line type of a newer version: bookkeeping, like the ones known
+            _count_unknown(self.unknown_lines, self.first_unknown_line, kind, where)  # a newer version's
+            return []
         payload = obj.get("payload")
         if not isinstance(payload, Mapping):
             raise Problem(f"a {kind} line needs 'payload' as an object, got {json_type(payload)}")
@@ -178,8 +185,7 @@ class CodexRollout:
         if item_type in SKIPPED_ITEMS:
             return []
         if isinstance(item_type, str) and item_type not in ITEM_TYPES:
-            self.unknown_items[item_type] += 1
-            self.first_unknown.setdefault(item_type, where)
+            _count_unknown(self.unknown_items, self.first_unknown, item_type, where)
             return []
         payload, exit_code = _output_unwrapped(_raw_arguments_kept(payload))
         item = {**payload, "agent": self._agent(), **({"created_at": stamp} if stamp else {})}
@@ -233,6 +239,16 @@ class CodexRollout:
     def _record(self, kind: Kind, content: str, created_at: Any, where: str) -> IngestRecord:
         message = NewMessage(kind=kind, content=content, created_at=created_at, where=where)
         return IngestRecord(agent_id=self._agent(), message=message)
+
+
+def _count_unknown(counts: Counter[str], first: dict[str, str], kind: str, where: str) -> None:
+    """Count one line or item of the unknown type `kind`, its name clipped, and the types past
+    MAX_UNKNOWN_TYPES together (a file of a million made-up types keeps fifty counts)."""
+    name = kind if len(kind) <= 64 else kind[:61] + "..."
+    if name not in counts and len(counts) >= MAX_UNKNOWN_TYPES:
+        name = OTHER_UNKNOWN_TYPES
+    counts[name] += 1
+    first.setdefault(name, where)
 
 
 def _raw_arguments_kept(payload: Mapping[str, Any]) -> Mapping[str, Any]:

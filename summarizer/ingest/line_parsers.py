@@ -34,8 +34,8 @@ class _Unknown:
     Code's are: each type's first line and how many of it a read skipped; the types named in earlier
     reads of the file are kept with its position and not named again."""
 
-    def __init__(self, kept: Mapping[str, Any], noun: str) -> None:
-        named = kept.get("unknown_types")
+    def __init__(self, kept: Mapping[str, Any], noun: str, key: str = "unknown_types") -> None:
+        named = kept.get(key)
         self._named = [t for t in named if isinstance(t, str)] if isinstance(named, list) else []
         self._noun = noun
 
@@ -112,6 +112,7 @@ class _Codex:
         started = kept.get("started")
         self.rollout.started = started if isinstance(started, str) else None
         self._unknown = _Unknown(kept, "response item(s)")
+        self._unknown_lines = _Unknown(kept, "line(s)", "unknown_line_types")
 
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return self.rollout.feed(obj, where)
@@ -121,7 +122,10 @@ class _Codex:
         return self.rollout.pending
 
     def unknown(self) -> tuple[int, list[str]]:
-        return self._unknown.report(self.rollout.unknown_items, self.rollout.first_unknown)
+        r = self.rollout
+        lines, lines_said = self._unknown_lines.report(r.unknown_lines, r.first_unknown_line)
+        items, items_said = self._unknown.report(r.unknown_items, r.first_unknown)
+        return lines + items, [*lines_said, *items_said]
 
     def state(self) -> dict[str, Any]:
         r = self.rollout
@@ -131,6 +135,7 @@ class _Codex:
             "typed_ahead": r.typed_ahead,
             "started": r.started,
             "unknown_types": self._unknown.state(r.unknown_items),
+            "unknown_line_types": self._unknown_lines.state(r.unknown_lines),
         }
 
 

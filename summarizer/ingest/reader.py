@@ -281,6 +281,8 @@ def _agent_log(
         for item in iter_jsonl(reader, max_message_bytes, guard.on_bad):
             yield from guard(item, lambda i: rollout.feed(i.value, i.where))
         yield from rollout.finish()
+        for kind, count in sorted(rollout.unknown_lines.items()):
+            guard.unknown(reader.label, count, f"{count} line(s) of unknown type {kind!r} skipped")
         for kind, count in sorted(rollout.unknown_items.items()):
             guard.unknown(reader.label, count, f"{count} response item(s) of unknown type {kind!r} skipped")
         return

@@ -130,7 +130,7 @@ class Follower:
                 report = self.store.record_followed(
                     key, [(r.agent_id, r.message) for r in read.records], read.position
                 )
-            except SummarizerError as exc:  # an agent id or a message the store refuses
+            except SummarizerError as exc:  # an agent id, a message or a value the store refuses
                 raise _Unreadable(_reason(path, exc)) from None
             stored += report.stored
             agents.update(report.agents)

@@ -19,6 +19,7 @@ storage/sql/driver_statements.py) need no result conversion.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +32,18 @@ from summarizer.storage.sql.database import DEFAULT_PREPARE_THRESHOLD, PING_AFTE
 from summarizer.storage.sql.driver_statements import DriverStatement
 
 _RETURNED_AT = "summarizer_returned_at"
+
+
+class _SecondReport(logging.Filter):
+    """Drops psycopg's warning that a pipeline could not be closed after a statement in it failed (a
+    batch insert refused a value): the statement's own error is raised and reported by its caller; this
+    second report would be a stray line on a command's stderr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_SecondReport())
 
 
 class PostgresDatabase(Database):

@@ -23,6 +23,7 @@ from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import Clock, utcnow
 from summarizer.domain.credentials import mask_message
 from summarizer.domain.errors import SummarizerError, UnknownAgent
+from summarizer.domain.identifiers import fit_identifiers
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter, message_tokens
 from summarizer.storage.sql.costs import copy_cost_budget
@@ -34,6 +35,7 @@ from summarizer.storage.sql.recording import (
     record_batches,
     stored_identities,
 )
+from summarizer.storage.sql.refused import values_checked
 from summarizer.storage.sql.schema import agents
 from summarizer.storage.sql.steering import copy_instructions
 from summarizer.storage.values import AgentIngest, IngestReport
@@ -114,7 +116,7 @@ class ConversationStore:
             with self.db.read() as conn:  # a re-sent message is not counted again
                 skip = set(stored_identities(conn, batches))
         counted = self._count(batches, skip)
-        with self.db.write() as conn:
+        with values_checked(), self.db.write() as conn:
             return record_batches(conn, counted, self._recording, self._clock())
 
     def record_in(
@@ -129,7 +131,8 @@ class ConversationStore:
         is stored with other content is left out (the first content stays) instead of refusing the batch.
         """
         counted = self._count(group_by_agent(self._masked(records)), set())
-        return record_batches(conn, counted, self._recording, self._clock(), keep_first=keep_first)
+        with values_checked():  # the caller's transaction is to be rolled back
+            return record_batches(conn, counted, self._recording, self._clock(), keep_first=keep_first)
 
     def count(self, message: NewMessage) -> int:
         """A message's token cost as this store counts it (of its text as it will be stored)."""
@@ -138,12 +141,14 @@ class ConversationStore:
         return message_tokens(message, self._counter, self.config.provider, self.config.model)
 
     def _masked(self, records: Iterable[tuple[str, NewMessage]]) -> Iterable[tuple[str, NewMessage]]:
-        """The records as they will be stored: credentials masked unless raw content is kept. Every
-        recording path (`record`, `record_many`, `record_in`, hence the API, ingest, hooks and `watch`)
-        passes here before anything is counted, compared with a stored message or written."""
+        """The records as they will be stored: identifiers fitted to their columns (`fit_identifiers`) and
+        credentials masked unless raw content is kept. Every recording path (`record`, `record_many`,
+        `record_in`, hence the API, ingest, hooks and `watch`) passes here before anything is counted,
+        compared with a stored message or written."""
+        fitted = ((agent_id, fit_identifiers(message)) for agent_id, message in records)
         if not self.config.mask_credentials:
-            return records
-        return ((agent_id, mask_message(message)) for agent_id, message in records)
+            return fitted
+        return ((agent_id, mask_message(message)) for agent_id, message in fitted)
 
     def _count_one(self, message: NewMessage) -> int:
         return message_tokens(message, self._counter, self.config.provider, self.config.model)

@@ -17,6 +17,7 @@ from summarizer.domain.clock import utcnow
 from summarizer.domain.followed import FilePosition
 from summarizer.domain.messages import NewMessage
 from summarizer.storage.sql.conversations import ConversationStore
+from summarizer.storage.sql.refused import values_checked
 from summarizer.storage.sql.schema import followed_files
 from summarizer.storage.sql.upserts import for_connection, per_database
 from summarizer.storage.values import IngestReport
@@ -56,7 +57,7 @@ class SqlFollowStore:
             "state": dict(position.state),
             "updated_at": utcnow(),
         }
-        with self.db.write() as conn:
+        with values_checked(), self.db.write() as conn:  # refused: rolled back, the position kept
             report = self.store.record_in(conn, records, keep_first=True)
             conn.execute(for_connection(conn, _UPSERT), values)
         return report

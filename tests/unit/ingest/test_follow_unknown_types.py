@@ -1,5 +1,5 @@
-"""`watch` reads a Codex rollout and a Copilot transcript as it does a Claude Code transcript: an item or
-event of a type the reader does not know is skipped and counted, and each type is named once per file
+"""`watch` reads a Codex rollout and a Copilot transcript as it does a Claude Code transcript: an item,
+event or (Codex) line of a type the reader does not know is skipped and counted, and each type is named once per file
 (`FILE:LINE` of the first, with how many the read skipped), not again in a later read; `ingest` names them
 with the same words."""
 
@@ -11,7 +11,10 @@ from typing import Any
 
 import pytest
 
+from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest import ReadNotes
+from summarizer.ingest.claude_code import MAX_UNKNOWN_TYPES, OTHER_UNKNOWN_TYPES
+from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.follow import read_new
 from tests.unit.ingest.helpers import LABEL, parse
 
@@ -104,3 +107,61 @@ def test_ingest_names_the_same_types_with_the_same_words(fmt: str) -> None:
             f"{LABEL}: 1 {noun} of unknown type {second_type!r} skipped",
         ]
     )
+
+
+CODEX_LINES = [
+    CODEX[0],
+    CODEX[1],
+    _codex("agent_state", {"x": 1}, 2),
+    CODEX[3],
+    _codex("agent_state", {"x": 2}, 4),
+    _codex("turn_summary", {"x": 3}, 5),
+    CODEX[6],
+]
+"""A rollout with lines of top-level types this version does not know (a later Codex's)."""
+
+
+def test_watch_names_each_unknown_codex_line_type_once_across_its_reads(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-2025-09-01T10-00-00-s-1.jsonl"
+    path.write_text("".join(CODEX_LINES[:3]), encoding="utf-8")
+    first = read_new(path, None, max_bytes=LIMIT)
+    assert first.position is not None
+    assert first.problem == f"{path}:3: 1 line(s) of unknown type 'agent_state' skipped"
+    assert first.skipped_lines == 1
+
+    with path.open("a", encoding="utf-8") as out:
+        out.write("".join(CODEX_LINES[3:]))
+    second = read_new(path, first.position, max_bytes=LIMIT)
+    assert second.problem == f"{path}:6: 1 line(s) of unknown type 'turn_summary' skipped"
+    assert second.skipped_lines == 2
+    assert len(first.records) + len(second.records) == 3
+
+    with path.open("a", encoding="utf-8") as out:
+        out.write(CODEX_LINES[4] + CODEX_LINES[5] + CODEX[2])  # and an unknown item type: named apart
+    third = read_new(path, second.position, max_bytes=LIMIT)
+    assert third.problem == f"{path}:10: 1 response item(s) of unknown type 'web_search_preview' skipped"
+    assert third.skipped_lines == 3
+
+
+def test_ingest_names_unknown_codex_line_types_with_the_same_words() -> None:
+    notes = ReadNotes()
+    parse("".join(CODEX_LINES), "codex", agent="a", strict=False, notes=notes)
+    assert notes.skipped == 3
+    assert sorted(notes.warnings) == [
+        f"{LABEL}: 1 line(s) of unknown type 'turn_summary' skipped",
+        f"{LABEL}: 2 line(s) of unknown type 'agent_state' skipped",
+    ]
+
+
+def test_ingest_strict_stops_at_an_unknown_codex_line_type() -> None:
+    with pytest.raises(InvalidMessage, match="line\\(s\\) of unknown type 'agent_state'"):
+        parse("".join(CODEX_LINES), "codex", agent="a", strict=True)
+
+
+def test_unknown_codex_line_types_past_the_limit_are_counted_together() -> None:
+    rollout = CodexRollout("a")
+    for n in range(MAX_UNKNOWN_TYPES + 5):
+        rollout.feed({"type": f"kind_{n}", "payload": {}}, f"{LABEL}:{n + 1}")
+    assert len(rollout.unknown_lines) == MAX_UNKNOWN_TYPES + 1
+    assert rollout.unknown_lines[OTHER_UNKNOWN_TYPES] == 5
+    assert sum(rollout.unknown_lines.values()) == MAX_UNKNOWN_TYPES + 5
