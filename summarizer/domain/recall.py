@@ -27,7 +27,7 @@ from summarizer.domain.errors import SummarizerError
 from summarizer.domain.kinds import Kind
 
 MAX_TERMS = 16
-TERM_CAP = 2000
+TERM_CAP = 1000
 """Matching messages read per word of the question."""
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 50
