@@ -30,6 +30,7 @@ from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.unknown_types import MAX_UNKNOWN_TYPES, count_unknown
 
 MESSAGE_EVENTS = frozenset({"user", "assistant"})
 CLAUDE_CODE_BOOKKEEPING = frozenset(
@@ -54,10 +55,6 @@ CLAUDE_CODE_BOOKKEEPING = frozenset(
 opens with a `file-history-snapshot`): passed over without a word."""
 KNOWN_EVENTS = MESSAGE_EVENTS | CLAUDE_CODE_BOOKKEEPING | {"system"}
 """Every line type read or knowingly passed over; a line of any other type is skipped, counted and named."""
-MAX_UNKNOWN_TYPES = 50
-"""How many unknown line types a file's reader counts and names apart; the lines of any more are counted
-together, as OTHER_UNKNOWN_TYPES."""
-OTHER_UNKNOWN_TYPES = "(further types)"
 BRANCH_MEMORY = 2000
 """How many recent lines a rewind may go back to and still be marked."""
 CLEARING_COMMANDS = frozenset({"/clear"})
@@ -238,11 +235,7 @@ class ClaudeCodeReader:
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         kind = obj.get("type")
         if isinstance(kind, str) and kind not in KNOWN_EVENTS:
-            name = kind if len(kind) <= 64 else kind[:61] + "..."
-            if name not in self.unknown_types and len(self.unknown_types) >= MAX_UNKNOWN_TYPES:
-                name = OTHER_UNKNOWN_TYPES
-            self.unknown_types[name] += 1
-            self._first_unknown.setdefault(name, where)
+            count_unknown(self.unknown_types, self._first_unknown, kind, where)
             return []
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None

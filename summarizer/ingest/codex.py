@@ -31,12 +31,12 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.ingest.claude_code import MAX_UNKNOWN_TYPES, OTHER_UNKNOWN_TYPES
 from summarizer.ingest.fields import read_created_at, reject_nul
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.responses_format import ITEM_TYPES, parse_responses_item
+from summarizer.ingest.unknown_types import count_unknown
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 INJECTED_PREFIXES = (
@@ -121,7 +121,7 @@ class CodexRollout:
                 bare = {k: v for k, v in obj.items() if not (k == "id" and v is None) and k != "timestamp"}
                 stamp = obj["timestamp"] if isinstance(obj.get("timestamp"), str) else self.started
                 return self._item(bare, stamp, where)
-            _count_unknown(self.unknown_lines, self.first_unknown_line, kind, where)  # a newer version's
+            count_unknown(self.unknown_lines, self.first_unknown_line, kind, where)  # a newer version's
             return []
         payload = obj.get("payload")
         if not isinstance(payload, Mapping):
@@ -185,7 +185,7 @@ class CodexRollout:
         if item_type in SKIPPED_ITEMS:
             return []
         if isinstance(item_type, str) and item_type not in ITEM_TYPES:
-            _count_unknown(self.unknown_items, self.first_unknown, item_type, where)
+            count_unknown(self.unknown_items, self.first_unknown, item_type, where)
             return []
         payload, exit_code = _output_unwrapped(_raw_arguments_kept(payload))
         item = {**payload, "agent": self._agent(), **({"created_at": stamp} if stamp else {})}
@@ -239,16 +239,6 @@ class CodexRollout:
     def _record(self, kind: Kind, content: str, created_at: Any, where: str) -> IngestRecord:
         message = NewMessage(kind=kind, content=content, created_at=created_at, where=where)
         return IngestRecord(agent_id=self._agent(), message=message)
-
-
-def _count_unknown(counts: Counter[str], first: dict[str, str], kind: str, where: str) -> None:
-    """Count one line or item of the unknown type `kind`, its name clipped, and the types past
-    MAX_UNKNOWN_TYPES together (a file of a million made-up types keeps fifty counts)."""
-    name = kind if len(kind) <= 64 else kind[:61] + "..."
-    if name not in counts and len(counts) >= MAX_UNKNOWN_TYPES:
-        name = OTHER_UNKNOWN_TYPES
-    counts[name] += 1
-    first.setdefault(name, where)
 
 
 def _raw_arguments_kept(payload: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -39,6 +39,7 @@ from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.path_agents import file_agent
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.unknown_types import count_unknown
 
 EVENT_TYPE = re.compile(r"(session|user|assistant|tool|subagent|hook|skill|system|abort)(\.[a-z_]+)*")
 """The shape of a Copilot event type: `session.start`, `tool.execution_complete`, `abort`, ..."""
@@ -131,8 +132,7 @@ class CopilotEvents:
             return []
         handler = _HANDLERS.get(kind)
         if handler is None:
-            self.unknown_types[kind] += 1
-            self.first_unknown.setdefault(kind, where)
+            count_unknown(self.unknown_types, self.first_unknown, kind, where)
             return []
         data = obj.get("data")
         if not isinstance(data, Mapping):

@@ -7,12 +7,13 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.claude_code import MAX_UNKNOWN_TYPES, ClaudeCodeOptions, ClaudeCodeReader
+from summarizer.ingest.claude_code import ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.containers import Item
 from summarizer.ingest.copilot import CopilotEvents
 from summarizer.ingest.gemini_cli import GeminiSession
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.unknown_types import MAX_UNKNOWN_TYPES, type_name
 
 
 class LineParser(Protocol):
@@ -41,19 +42,15 @@ class _Unknown:
 
     def report(self, counts: Mapping[str, int], first: Mapping[str, str]) -> tuple[int, list[str]]:
         said = [
-            f"{where}: {counts[kind]} {self._noun} of unknown type {_clipped(kind)!r} skipped"
+            f"{where}: {counts[kind]} {self._noun} of unknown type {type_name(kind)!r} skipped"
             for kind, where in first.items()
-            if _clipped(kind) not in self._named
+            if type_name(kind) not in self._named
         ]
         return sum(counts.values()), said
 
     def state(self, counts: Mapping[str, int]) -> list[str]:
-        met = [_clipped(kind) for kind in counts]
+        met = [type_name(kind) for kind in counts]
         return [*self._named, *(t for t in dict.fromkeys(met) if t not in self._named)][:MAX_UNKNOWN_TYPES]
-
-
-def _clipped(kind: str) -> str:
-    return kind if len(kind) <= 64 else kind[:61] + "..."
 
 
 class _Lines:

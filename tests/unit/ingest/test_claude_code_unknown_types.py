@@ -12,13 +12,9 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import ReadNotes
-from summarizer.ingest.claude_code import (
-    CLAUDE_CODE_BOOKKEEPING,
-    MAX_UNKNOWN_TYPES,
-    ClaudeCodeOptions,
-    ClaudeCodeReader,
-)
+from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING, ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.follow import read_new
+from summarizer.ingest.unknown_types import MAX_UNKNOWN_TYPES
 from tests.unit.ingest.helpers import failure, jsonl, parse, read_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "claude_code"

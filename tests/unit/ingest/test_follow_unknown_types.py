@@ -13,9 +13,9 @@ import pytest
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest import ReadNotes
-from summarizer.ingest.claude_code import MAX_UNKNOWN_TYPES, OTHER_UNKNOWN_TYPES
 from summarizer.ingest.codex import CodexRollout
 from summarizer.ingest.follow import read_new
+from summarizer.ingest.unknown_types import MAX_UNKNOWN_TYPES, OTHER_UNKNOWN_TYPES
 from tests.unit.ingest.helpers import LABEL, parse
 
 LIMIT = 1 << 20
