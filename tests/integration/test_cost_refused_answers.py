@@ -17,7 +17,7 @@ from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import summary_runs
 from summarizer.storage.sql.schema import summary_update_queue as queue
 from summarizer.testing.fake_chat_completions import DEFAULT_TOOL, FakeChatCompletionsAPI, tool_call_reply
-from tests.support.http_api import hermetic_settings
+from tests.support.http_api import fake_openai_settings
 from tests.support.workload import module_changes
 
 ONE_CALL = Decimal("0.00027")
@@ -30,18 +30,7 @@ def refused(body: Any) -> Any:
 
 
 def _settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str, **overrides: Any) -> Any:
-    return hermetic_settings(
-        monkeypatch,
-        tmp_path,
-        llm="openai",
-        openai_api_key="sk-fake-cost",
-        openai_base_url=url,
-        window_tokens=200,
-        batch_size=1,
-        max_batch_exchanges=1,
-        batch_max_wait=0,
-        **overrides,
-    )
+    return fake_openai_settings(monkeypatch, tmp_path, url, **overrides)
 
 
 def _runs(db: Database) -> list[Any]:

@@ -28,7 +28,13 @@ from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import alerts, summaries, summary_runs, summary_versions
 from summarizer.testing.fake_chat_completions import FakeChatCompletionsAPI, default_chat_reply, server_error
 from summarizer.testing.fake_http import Reply
-from tests.support.http_api import api_client, cli_settings, exchange, hermetic_settings, invoke
+from tests.support.http_api import (
+    api_client,
+    cli_settings,
+    exchange,
+    fake_openai_settings,
+    invoke,
+)
 from tests.support.workload import module_changes
 
 AGENT = "bot"
@@ -37,18 +43,7 @@ ONE_CALL = Decimal("0.00027")
 
 
 def _settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str) -> Settings:
-    return hermetic_settings(
-        monkeypatch,
-        tmp_path,
-        llm="openai",
-        openai_api_key="sk-fake-cost",
-        openai_base_url=url,
-        window_tokens=200,
-        batch_size=1,
-        max_batch_exchanges=1,
-        batch_max_wait=0,
-        llm_max_retries=0,
-    )
+    return fake_openai_settings(monkeypatch, tmp_path, url, llm_max_retries=0)
 
 
 class FailingAfter:

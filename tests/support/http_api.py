@@ -27,6 +27,23 @@ def hermetic_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **overrid
     return load_settings(**values)
 
 
+def fake_openai_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str, **overrides: Any
+) -> Settings:
+    """`hermetic_settings` for the OpenAI provider at `url` (a fake Chat Completions API), a 200-token window
+    and one exchange a batch, folded at once: each eviction is one model call."""
+    values: dict[str, Any] = {
+        "llm": "openai",
+        "openai_api_key": "sk-fake-cost",
+        "openai_base_url": url,
+        "window_tokens": 200,
+        "batch_size": 1,
+        "max_batch_exchanges": 1,
+        "batch_max_wait": 0,
+    }
+    return hermetic_settings(monkeypatch, tmp_path, **(values | overrides))
+
+
 def hermetic_settings_on(
     db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **overrides: Any
 ) -> Settings:
