@@ -38,6 +38,11 @@ What to keep (importance):
 - low: debugging sessions, exploratory dead ends, trivial changes. Drop these first.
 Detail decreases with age: recent items may name specifics ("JWT with RS256 signing, 15min expiry"),
 older ones only the gist ("Auth implementation").
+Write facts, not framing: what the user said about themselves and their work (names, numbers, dates,
+places, preferences), what was decided and why, which option was chosen over which. An item that only says
+a topic was discussed ("the assistant explained how to think about rate limits") loses the answer a later
+question will ask for ("fail open on Redis errors for /healthz, fail closed for /token"). When items are
+merged or shortened, keep the facts of every item folded in and drop the wording around them.
 
 How to answer: call the tool `{TOOL_NAME}` exactly once.
 - Every exchange in <exchanges> must be covered: cite it in the exchange_ids of an added item, or list it

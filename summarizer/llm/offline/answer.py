@@ -66,9 +66,12 @@ def _importance(facts: Facts) -> Importance:
     return importance_of(" ".join((*facts.asked, *facts.done)))
 
 
-def _side(exchange: EvictedExchange, kind: Kind, decided: Sequence[str]) -> tuple[list[str], int | None]:
+def _side(
+    exchange: EvictedExchange, kind: Kind, decided: Sequence[str], topic: str = ""
+) -> tuple[list[str], int | None]:
     """The sentences one side said (not those the decisions hold), and which of them leads: for the
-    user the first request's, for the assistant its last message's (where an agent reports the outcome)."""
+    user the first request's, for the assistant its last message's (where an agent reports the outcome),
+    preferring one that speaks to the `topic` (the user's first request)."""
     said = [m.content for m in exchange.messages if m.kind is kind and m.content.strip()]
     found: list[str] = []
     lead_at: int | None = None
@@ -80,7 +83,7 @@ def _side(exchange: EvictedExchange, kind: Kind, decided: Sequence[str]) -> tupl
         text = content[: max(budget, CLIP_CHARS if last else 0)]
         mine = [s for s in turn_sentences(text) if not any(d in s.casefold() for d in decided)]
         budget -= len(text)
-        at = lead(mine)
+        at = lead(mine, topic)
         if at is not None and (lead_at is None or (kind is Kind.ASSISTANT and last)):
             lead_at = len(found) + at
         found.extend(mine)
@@ -92,9 +95,9 @@ def turn_text(exchange: EvictedExchange, facts: Facts, room: int) -> str:
     hold (the least informative sentences go first, each side's lead sentence last), with its decisions
     whole."""
     decided = [d.casefold() for d in facts.decisions]
-    (asks, ask_lead), (says, say_lead) = (
-        _side(exchange, kind, decided) for kind in (Kind.USER, Kind.ASSISTANT)
-    )
+    asks, ask_lead = _side(exchange, Kind.USER, decided)
+    topic = asks[ask_lead] if ask_lead is not None else ""
+    says, say_lead = _side(exchange, Kind.ASSISTANT, decided, topic)
     sides = [asks, says]
     said = " ".join(s for side in sides for s in side).casefold()
     missing = [a for a in facts.artifacts if a.casefold() not in said]

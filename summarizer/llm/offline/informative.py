@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from summarizer.domain.recall import STOP_WORDS
 from summarizer.engine.item_text import non_answer
 from summarizer.llm.offline.facts import DECISION, clean, cut, names_artifact, sentences
 
@@ -36,6 +37,28 @@ _COMMIT_WORDS = re.compile(
     re.I,
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
+_FRAMING = re.compile(
+    r"^\W*(?:(?:here(?:['\u2019]s| is) (?:how|what|my|the (?:plan|short answer|gist))\b[^.!?]{0,40}[.!?:]?$)|"
+    r"(?:good|great|fair|interesting) (?:question|point)|(?:happy|glad) to (?:help|dig|go|walk|explain|adjust)|"
+    r"(?:let me|tell me|let us) know|(?:i )?hope (?:this|that) helps|it depends|let me (?:think|explain|check)|"
+    r"there are (?:a few|several|two|three|some) (?:ways|options|approaches|things)|"
+    r"(?:in short|to summari[sz]e|that said|to be fair|honestly|as always)\W*$)",
+    re.I,
+)
+"""Sentences that frame or hedge an answer rather than state anything: they never lead a side and are the
+first to go when a turn must shrink."""
+_REASON = re.compile(
+    r"\b(?:because|so that|since|instead of|rather than|in order to|which means|prefer\w*|chose|choose|"
+    r"picked|opted|went with|better than|over the|not worth|worth it|trade-?off)\b",
+    re.I,
+)
+_FIRST_PERSON = re.compile(
+    r"^(?:[^?]*?\b)?(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\s+(?:\w+\s+){0,3}?"
+    r"(?:am|was|have|had|live\w*|work\w*|like\w*|love\w*|hate\w*|prefer\w*|own\w*|bought|moved|started|"
+    r"finished|got|went|visited|use[ds]?|using|need\w*|want\w*|plan\w*|chose|switched|keep|fail|stor\w+|"
+    r"run\w*|built|wrote|adopted|joined|met|read|play\w*|study\w*|learn\w*|born|grew|raised|name\w*)\b",
+    re.I,
+)
 _FILLER = re.compile(
     r"^\W*(?:ok(?:ay)?|sure|thanks|thank you|wow|great|awesome|cool|nice|yeah|yes|no|hi|hey|hello|bye|"
     r"glad|congrats|congratulations|that's (?:great|awesome|amazing|cool|so)|sounds (?:great|good|fun)|"
@@ -44,30 +67,38 @@ _FILLER = re.compile(
 )
 
 
+_SIGNALS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (_NUMBER, 2),
+    (_TIME_WORDS, 2),
+    (DECISION, 3),
+    (_ERROR_WORDS, 1),
+    (_COMMIT_WORDS, 1),
+    (_REASON, 2),
+)
+"""What a sentence earns for each kind of fact it carries (searched anywhere in it)."""
+
+
 def score(sentence: str) -> int:
     """How much a sentence says: the higher, the later it is given up."""
     words = _WORD.findall(sentence)
-    points = min(len(words) // 5, 3)
-    points += min(len(_NAME.findall(sentence)), 3)
-    if _NUMBER.search(sentence):
-        points += 2
-    if _TIME_WORDS.search(sentence):
-        points += 2
-    if DECISION.search(sentence):
-        points += 3
+    asks = sentence.endswith("?")
+    points = min(len(words) // 5, 3) + min(len(_NAME.findall(sentence)), 3)
+    points += sum(weight for pattern, weight in _SIGNALS if pattern.search(sentence))
     if names_artifact(sentence):
         points += 2
-    if _ERROR_WORDS.search(sentence):
-        points += 1
-    if _COMMIT_WORDS.search(sentence):
-        points += 1
+    if _FIRST_PERSON.match(sentence) and not asks:
+        points += 2
     if _FILLER.match(sentence):
         points -= 2
-    if sentence.endswith("?"):
-        points -= 1
-    if len(words) < 4:
-        points -= 2
-    return points
+    if framing(sentence):
+        points -= 4
+    return points - asks - (2 if len(words) < 4 else 0)
+
+
+def framing(sentence: str) -> bool:
+    """Whether a sentence frames or hedges an answer ("Here's how I'd think about it.", "Good question.")
+    instead of stating a fact."""
+    return bool(_FRAMING.match(sentence))
 
 
 def _safe(sentence: str) -> bool:
@@ -93,14 +124,35 @@ def turn_sentences(text: str) -> list[str]:
     return found
 
 
-def lead(group: Sequence[str]) -> int | None:
+def lead(group: Sequence[str], topic: str = "") -> int | None:
     """The index of the sentence that says what a side is about: the first of three words or more that
-    is not a greeting or a thank-you (None when there is none)."""
+    is not a greeting, a thank-you or a framing line (None when there is none). Given the `topic` (what
+    the other side asked), the first such sentence that shares two of its content words leads instead,
+    so an answer is represented by what it says about the question ("fail closed for /token" for "fail
+    open or fail closed?") rather than by its preamble."""
+    wanted = _content_words(topic)
+    first: int | None = None
     for i, sentence in enumerate(group):
         words = len(sentence.split())
-        if words >= 3 and not sentence.endswith(":") and not (_FILLER.match(sentence) and words < 7):
-            return i
-    return None
+        if (
+            words >= 3
+            and not sentence.endswith(":")
+            and not (_FILLER.match(sentence) and words < 7)
+            and not framing(sentence)
+        ):
+            if len(wanted) < 2 or len(wanted & _content_words(sentence)) >= 2:
+                return i
+            if first is None:
+                first = i
+    return first
+
+
+def _content_words(text: str) -> set[str]:
+    return {
+        w.casefold()
+        for w in _WORD.findall(text[:CLIP_CHARS])
+        if len(w) > 3 and w.casefold() not in STOP_WORDS
+    }
 
 
 def fit(

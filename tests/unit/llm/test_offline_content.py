@@ -228,3 +228,39 @@ def test_at_the_least_room_both_lead_sentences_stay_before_any_artifact() -> Non
     assert (
         "Done: Required checks on main keep the rules enforced by the tool rather than by memory." in add.text
     )
+
+
+FRAMED_ANSWER = (
+    "Here's how I'd think about it.\n\n"
+    "1. Limits are configuration, not constants, so security can tune them without a release.\n"
+    "2. We fail open on Redis errors for /healthz but fail closed for /token: availability of login is not "
+    "worth unlimited guessing.\n\n"
+    "Happy to dig into any of these before we write code."
+)
+
+
+def test_a_framing_line_never_leads_and_the_decision_with_its_reason_is_kept() -> None:
+    add = summarize_exchange(
+        exchange(1, user="Fail open or fail closed when Redis is down?", assistant=FRAMED_ANSWER),
+        MAX_CHARS,
+        room=260,
+    )
+    assert "fail closed for /token" in add.text
+    assert "Here's how I'd think about it" not in add.text
+    assert "Happy to dig" not in add.text
+
+
+@pytest.mark.parametrize(
+    ("fact", "frame"),
+    [
+        ("I moved to Lisbon in March because my partner works there.", "Good question."),
+        (
+            "My daughter is allergic to peanuts, so we keep the kitchen nut-free.",
+            "Let me know if that helps.",
+        ),
+        ("We chose PostgreSQL over MongoDB since the data is relational.", "There are a few options."),
+    ],
+)
+def test_statements_of_fact_outscore_framing_and_hedges(fact: str, frame: str) -> None:
+    assert score(fact) > score(frame)
+    assert score(frame) < 0
