@@ -4,7 +4,8 @@ LoCoMo (Maharana et al., ACL 2024, https://github.com/snap-research/locomo) hold
 conversations of up to 35 sessions each, spread over months, with questions whose evidence is tied to
 turns (`D3:5`: session 3, turn 5) and, in its newer release, observations (facts) tied to turns too. Its
 licence (CC BY-NC 4.0) keeps it out of this repository: the benchmarks read it from a path given with
-`--locomo`, from `$SUMMARIZER_LOCOMO`, or from the cache (`~/.cache/summarizer/locomo/`), and download
+`--locomo`, from `$SUMMARIZER_LOCOMO`, from `../shared/corpora/locomo/` beside the project, or from the
+cache (`~/.cache/summarizer/locomo/`), and download
 `data/locomo10.json` from the project's GitHub repository into that cache when none is there.
 
 Both published layouts are read: `locomo10.json` (a list of samples, each with `conversation`, `qa` and
@@ -29,6 +30,8 @@ from summarizer.domain.recall_time import MONTH_NUMBERS
 
 DOWNLOAD_URL = "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "summarizer" / "locomo"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo"
+"""Where a developer's checkout finds the shared copy of public corpora (beside the project's root)."""
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _WHEN = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
@@ -174,9 +177,10 @@ def locate(explicit: str | None = None, *, download: bool = True) -> Path:
             if not path.exists():
                 raise LocomoMissing(f"{path}: no such file or folder")
             return path
-    for name in ("locomo10.json", "locomo10.zip"):
-        if (CACHE / name).exists():
-            return CACHE / name
+    for folder in (SHARED, CACHE):
+        for name in ("locomo10.json", "locomo10.zip"):
+            if (folder / name).exists():
+                return folder / name
     if not download:
         raise LocomoMissing(f"LoCoMo is not in {CACHE}; pass --locomo PATH")
     target = CACHE / "locomo10.json"

@@ -189,6 +189,7 @@ def rates(asked: list[Asked], side: str) -> dict[str, float]:
 
     runs = [getattr(a, side) for a in asked]
     return {
+        "any@1": share([any_at(r, 1) for r in runs]),
         "any@5": share([any_at(r, 5) for r in runs]),
         "any@10": share([any_at(r, 10) for r in runs]),
         "all@5": share([all_at(r, a.evidence, 5) for r, a in zip(runs, asked, strict=True)]),

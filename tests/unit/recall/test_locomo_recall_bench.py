@@ -32,8 +32,8 @@ def test_any_and_all_count_evidence_among_the_first_k_results() -> None:
     assert not all_at(results, {"D1:2", "D4:1"}, 3)
     assert all_at(results, {"D1:2", "D4:1"}, 4)
     asked = [Asked("single-hop", results, [], {"D1:2", "D4:1"})]
-    assert rates(asked, "recall") == {"any@5": 100.0, "any@10": 100.0, "all@5": 100.0}
-    assert rates(asked, "bm25") == {"any@5": 0.0, "any@10": 0.0, "all@5": 0.0}
+    assert rates(asked, "recall") == {"any@1": 0.0, "any@5": 100.0, "any@10": 100.0, "all@5": 100.0}
+    assert rates(asked, "bm25") == {"any@1": 0.0, "any@5": 0.0, "any@10": 0.0, "all@5": 0.0}
 
 
 def test_a_recorded_conversation_is_asked_through_recall(tmp_path: Path) -> None:
