@@ -12,12 +12,12 @@ RUN pip install --no-cache-dir uv \
 
 WORKDIR /app
 COPY pyproject.toml uv.lock README.md ./
-RUN uv sync --frozen --no-dev --extra gevent --no-install-project
+RUN uv sync --frozen --no-dev --no-group docs --extra gevent --no-install-project
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY summarizer ./summarizer
 COPY workers ./workers
-RUN uv sync --frozen --no-dev --extra gevent
+RUN uv sync --frozen --no-dev --no-group docs --extra gevent
 
 USER summarizer
 ENTRYPOINT ["summarizer"]

@@ -1,7 +1,12 @@
 """A support agent on LangChain's `create_agent` whose memory is summarizer: the model gets the summary and
 the window, never the whole history, and nothing waits for a summary to be written.
 
-    pip install "summarizer[langchain]" langchain-openai
+Needs: the `langchain` extra (LangChain and langchain-openai, for the default "openai:" model).
+Environment: OPENAI_API_KEY (the agent's own model); EXAMPLE_MODEL (default openai:gpt-4.1-mini, any
+"provider:model" LangChain's `init_chat_model` knows, with that provider's package installed) and
+OPENAI_BASE_URL (any compatible server) optionally.
+
+    pip install "tiered-summarizer[langchain]"
     export OPENAI_API_KEY=...      # the agent's own model
     summarizer worker &            # folds what leaves the window into the tiered summary
     python examples/langchain_agent.py
@@ -10,6 +15,8 @@ Without SUMMARIZER_* settings the memory is the embedded SQLite database under .
 """
 
 from __future__ import annotations
+
+import os
 
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
@@ -32,8 +39,11 @@ def order_status(order_id: str) -> str:
     return f"Order {order_id} left the warehouse yesterday and arrives on Friday."
 
 
+MODEL = os.environ.get("EXAMPLE_MODEL", "openai:gpt-4.1-mini")
+
+
 def main(
-    model: str | BaseChatModel = "openai:gpt-4.1-mini",
+    model: str | BaseChatModel = MODEL,
     agent_id: str = "support-42",
     summarizer: Summarizer | None = None,
 ) -> list[str]:

@@ -1,6 +1,10 @@
 """A support agent on the OpenAI Agents SDK whose memory is summarizer: bounded context, however long it runs.
 
-    pip install "summarizer[openai-agents]"
+Needs: the `openai-agents` extra. Environment: OPENAI_API_KEY (the agent's own model); EXAMPLE_MODEL
+(default gpt-4.1-mini), OPENAI_BASE_URL (another endpoint) and EXAMPLE_OPENAI_API (`responses`, the
+default, or `chat_completions` for a server that has only the Chat Completions API) optionally.
+
+    pip install "tiered-summarizer[openai-agents]"
     export OPENAI_API_KEY=...      # the agent's own model
     summarizer worker &            # folds what leaves the window into the tiered summary
     python examples/openai_agents_session.py
@@ -11,8 +15,9 @@ Without SUMMARIZER_* settings the memory is the embedded SQLite database under .
 from __future__ import annotations
 
 import asyncio
+import os
 
-from agents import Agent, Model, Runner, function_tool
+from agents import Agent, Model, Runner, function_tool, set_default_openai_api
 
 from summarizer.api import Summarizer
 from summarizer.integrations.openai_agents import SummarizerSession
@@ -30,8 +35,11 @@ def order_status(order_id: str) -> str:
     return f"Order {order_id} left the warehouse yesterday and arrives on Friday."
 
 
+MODEL = os.environ.get("EXAMPLE_MODEL", "gpt-4.1-mini")
+
+
 async def main(
-    model: str | Model = "gpt-4.1-mini", session_id: str = "support-42", summarizer: Summarizer | None = None
+    model: str | Model = MODEL, session_id: str = "support-42", summarizer: Summarizer | None = None
 ) -> list[str]:
     agent = Agent(
         name="support",
@@ -49,4 +57,6 @@ async def main(
 
 
 if __name__ == "__main__":
+    if os.environ.get("EXAMPLE_OPENAI_API") == "chat_completions":
+        set_default_openai_api("chat_completions")
     asyncio.run(main())

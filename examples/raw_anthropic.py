@@ -1,6 +1,10 @@
 """A chat loop on the raw Anthropic SDK whose memory is summarizer: send `to_anthropic()`, record the answer.
 
-    pip install summarizer
+Needs: no extra (the `anthropic` SDK comes with summarizer). Environment: ANTHROPIC_API_KEY (the chat's
+own model); EXAMPLE_MODEL (default claude-sonnet-5-5), EXAMPLE_AGENT (default notes-bot) and
+ANTHROPIC_BASE_URL (another endpoint) optionally.
+
+    pip install tiered-summarizer
     export ANTHROPIC_API_KEY=...   # the chat's own model
     summarizer worker &            # folds what leaves the window into the tiered summary
     python examples/raw_anthropic.py
@@ -19,7 +23,7 @@ from summarizer.composition import build_summarizer
 from summarizer.settings import load_settings
 
 AGENT = os.environ.get("EXAMPLE_AGENT", "notes-bot")
-MODEL = os.environ.get("EXAMPLE_MODEL", "claude-sonnet-4-5")
+MODEL = os.environ.get("EXAMPLE_MODEL", "claude-sonnet-5-5")
 
 
 def main(questions: list[str]) -> None:

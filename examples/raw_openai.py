@@ -1,6 +1,10 @@
 """A chat loop on the raw OpenAI SDK whose memory is summarizer: send `to_openai_chat()`, record the answer.
 
-    pip install summarizer
+Needs: no extra (the `openai` SDK comes with summarizer). Environment: OPENAI_API_KEY (the chat's own
+model); EXAMPLE_MODEL (default gpt-4.1-mini), EXAMPLE_AGENT (default notes-bot) and OPENAI_BASE_URL (any
+compatible server) optionally.
+
+    pip install tiered-summarizer
     export OPENAI_API_KEY=...      # the chat's own model (OPENAI_BASE_URL for any compatible server)
     summarizer worker &            # folds what leaves the window into the tiered summary
     python examples/raw_openai.py

@@ -69,7 +69,8 @@ bootstrap() {
   fi
   # Bytecode compiled once at install: where PYTHONDONTWRITEBYTECODE is set, every process (each CLI call,
   # each worker) would otherwise compile its ~450 library modules again, about 2 s of start-up.
-  uv_cmd sync --frozen --quiet --compile-bytecode
+  # The default groups: dev (the tools and test libraries) and docs (mkdocs-material, for the site).
+  uv_cmd sync --frozen --quiet --compile-bytecode --group dev --group docs
   if [ "${1:-}" != "--no-browser" ]; then
     ensure_chromium
     ensure_llama_server

@@ -1,7 +1,7 @@
-"""The README's configuration table, generated from `Settings` so the two cannot drift apart.
+"""The configuration table of docs/configuration.md, generated from `Settings` so the two cannot drift apart.
 
 uv run python -m summarizer.settings_table           # print the table
-uv run python -m summarizer.settings_table --write   # refresh README.md in place
+uv run python -m summarizer.settings_table --write   # refresh docs/configuration.md in place
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def settings_table() -> str:
 
 
 def readme_with_table(readme: str) -> str:
-    """The README text with the block between the markers replaced by the current table."""
+    """The page's text with the block between the markers replaced by the current table."""
     head, _, rest = readme.partition(START)
     _, _, tail = rest.partition(END)
     return f"{head}{START}\n{settings_table()}\n{END}{tail}"
@@ -55,7 +55,7 @@ def main() -> None:
     from pathlib import Path
 
     if "--write" in sys.argv:
-        readme = Path(__file__).resolve().parents[1] / "README.md"
+        readme = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
         readme.write_text(readme_with_table(readme.read_text()))
     else:
         print(settings_table())

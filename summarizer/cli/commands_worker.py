@@ -18,6 +18,7 @@ import click
 from summarizer import composition
 from summarizer.broker.celery_config import CELERY_APP
 from summarizer.cli.breaker_text import breaker_lines
+from summarizer.cli.dash_ids import AgentIdCommand
 from summarizer.cli.params import AGENT_ID, COUNT
 from summarizer.cli.runtime import current_settings
 from summarizer.domain.clock import utcnow
@@ -31,8 +32,8 @@ POOLS = ("threads", "prefork", "solo", "gevent")
 def _require_pool(pool: str) -> None:
     if pool == "gevent" and importlib.util.find_spec("gevent") is None:
         raise click.UsageError(
-            "the gevent pool needs the gevent package: install summarizer with its `gevent` extra"
-            " (pip install 'summarizer[gevent]'), or choose SUMMARIZER_WORKER_POOL=threads"
+            "the gevent pool needs the gevent package: install tiered-summarizer with its `gevent` extra"
+            " (pip install 'tiered-summarizer[gevent]'), or choose SUMMARIZER_WORKER_POOL=threads"
         )
 
 
@@ -135,7 +136,7 @@ def queue_command(as_json: bool, states: tuple[str, ...]) -> None:
         )
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID, required=False)
 @click.option("--all-parked", is_flag=True, help="Re-arm every parked agent instead of one.")
 def requeue(agent_id: str | None, all_parked: bool) -> None:

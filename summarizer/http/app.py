@@ -11,6 +11,7 @@ from typing import Any
 
 import structlog
 from fastapi import FastAPI, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from summarizer.alerting.service import UnknownAlert
@@ -29,6 +30,7 @@ from summarizer.http.recall_routes import router as recall_router
 from summarizer.http.request_checks import BAD_REQUEST, RequestChecks
 from summarizer.http.schemas import Health
 from summarizer.http.steering_routes import router as steering_router
+from summarizer.http.validation import refused_body
 from summarizer.http.wiring import ApiServices, services
 from summarizer.service.provenance import UnknownVersion
 
@@ -66,7 +68,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
         raise ValueError("the HTTP API needs at least one token")
     app = FastAPI(
         title="summarizer",
-        version=version("summarizer"),
+        version=version("tiered-summarizer"),
         summary="Record an agent's messages, read the context to send its LLM, operate the workers.",
         docs_url=None,  # served by docs_page.mount_docs, from the installed package
         redoc_url=None,
@@ -75,6 +77,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.state.services = wired
     app.state.api_tokens = tokens
     app.add_exception_handler(InvalidMessage, _invalid_message)
+    app.add_exception_handler(RequestValidationError, refused_body)
     app.add_exception_handler(UnknownAgent, _not_found)
     app.add_exception_handler(UnknownAlert, _not_found)
     app.add_exception_handler(UnknownVersion, _not_found)

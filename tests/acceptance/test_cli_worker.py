@@ -24,7 +24,7 @@ def test_the_gevent_pool_without_gevent_installed_is_refused_with_the_way_out(
     env = {"SUMMARIZER_DATA_DIR": str(tmp_path), "SUMMARIZER_WORKER_POOL": "gevent"}
     result = CliRunner().invoke(cli, ["worker"], env=env)
     assert result.exit_code == 2
-    assert "summarizer[gevent]" in result.output
+    assert "tiered-summarizer[gevent]" in result.output
 
 
 def test_a_pool_celery_has_but_summarizer_does_not_support_is_refused(

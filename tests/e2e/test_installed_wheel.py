@@ -68,7 +68,7 @@ def test_the_wheel_installed_in_a_fresh_virtualenv_migrates_ingests_drains_and_s
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(HERMETIC_PREFIXES)}
     dist = tmp_path / "dist"
     _run([uv, "build", "--wheel", "--out-dir", str(dist), str(ROOT)], tmp_path, base_env)
-    (wheel,) = dist.glob("summarizer-*.whl")
+    (wheel,) = dist.glob("tiered_summarizer-*.whl")
     venv = tmp_path / "venv"
     _run([uv, "venv", "--quiet", str(venv)], tmp_path, base_env)
     python = venv / "bin" / "python"

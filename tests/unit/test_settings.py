@@ -1,4 +1,4 @@
-"""Settings: defaults, validation messages, URL normalisation, and the README table staying true."""
+"""Settings: defaults, validation messages, URL normalisation, and the configuration table staying true."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from summarizer.settings import Settings, SettingsError, load_settings
-from summarizer.settings_table import readme_with_table
+from summarizer.settings_table import START, readme_with_table
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def test_defaults_are_the_embedded_ones(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,6 +42,7 @@ def test_settings_are_not_built_at_import_time() -> None:
     assert not any(isinstance(value, Settings) for value in vars(module).values())
 
 
-def test_readme_configuration_table_lists_every_setting() -> None:
-    text = README.read_text()
+def test_the_configuration_page_lists_every_setting() -> None:
+    text = CONFIGURATION.read_text()
+    assert text.count(START) == 1, f"{CONFIGURATION} lost its table markers"
     assert readme_with_table(text) == text, "run: uv run python -m summarizer.settings_table --write"
