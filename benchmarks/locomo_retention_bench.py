@@ -42,7 +42,7 @@ import structlog
 from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import locomo
+from benchmarks import locomo, longmemeval
 from benchmarks.retention_bench import Clock, Replay
 from summarizer.composition import build_database
 from summarizer.composition.llm import build_engine
@@ -77,8 +77,11 @@ def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.casefold()) if len(w) >= MIN_WORD and w not in STOPWORDS}
 
 
-def holds(item_text: str, turn_text: str) -> bool:
-    """Whether an item holds at least half of a turn's content words."""
+def holds(item_text: str, turn_text: str, answer: str | None = None) -> bool:
+    """Whether an item holds at least half of a turn's content words; for a turn that states a question's
+    answer word for word (LongMemEval), whether the item holds that answer."""
+    if answer is not None:
+        return " ".join(answer.casefold().split()) in " ".join(item_text.casefold().split())
     wanted = content_words(turn_text)
     if not wanted:
         return True
@@ -104,6 +107,18 @@ class Totals:
     items: list[int] = field(default_factory=list)
     updates: int = 0
     seconds: float = 0.0
+
+
+def stated_answers(conv: locomo.Conversation) -> dict[str, str]:
+    """The evidence turns that state their question's answer word for word, with that answer."""
+    out: dict[str, str] = {}
+    for question in conv.questions:
+        answer = " ".join(question.answer.split())
+        for dia_id in question.evidence:
+            turn = conv.turn(dia_id)
+            if answer and turn is not None and answer.casefold() in " ".join(turn.text.split()).casefold():
+                out.setdefault(dia_id, answer)
+    return out
 
 
 def gold_turns(conv: locomo.Conversation) -> list[str]:
@@ -137,7 +152,9 @@ def replay_end(conv: locomo.Conversation) -> datetime:
     return last + TURN_GAP * count
 
 
-def replay(conv: locomo.Conversation, now: datetime, totals: Totals, cap: int) -> None:
+def replay(
+    conv: locomo.Conversation, now: datetime, totals: Totals, cap: int, *, by_answer: bool = False
+) -> None:
     started = time.perf_counter()
     agent = conv.sample_id
     with tempfile.TemporaryDirectory(prefix="locomo-retention-") as tmp:
@@ -173,7 +190,8 @@ def replay(conv: locomo.Conversation, now: datetime, totals: Totals, cap: int) -
                 )
             }
         db.engine.dispose()
-    count(conv, now, shift, summary, window_start, exchange_of, totals)
+    answers = stated_answers(conv) if by_answer else None
+    count(conv, now, shift, summary, window_start, exchange_of, totals, answers)
     totals.seconds += time.perf_counter() - started
 
 
@@ -185,6 +203,7 @@ def count(
     window_start: int,
     exchange_of: dict[str, int | None],
     totals: Totals,
+    answers: dict[str, str] | None = None,
 ) -> None:
     items = summary.items if summary is not None else ()
     covered = summary.covered_through_exchange_id if summary is not None else None
@@ -192,7 +211,7 @@ def count(
         totals.tokens.append(summary.token_count)
         totals.items.append(len(items))
     citing = {x: item for item in items for x in item.exchange_ids}
-    for dia_id in gold_turns(conv):
+    for dia_id in gold_turns(conv) if answers is None else list(answers):
         turn = conv.turn(dia_id)
         exchange = exchange_of.get(dia_id)
         if turn is None or exchange is None:
@@ -206,7 +225,9 @@ def count(
         item = citing.get(exchange)
         tier = item.tier.value if item is not None else "forgotten"
         text = item.text if item is not None else ""
-        totals.facts.append(Fact(conv.sample_id, dia_id, turn.text, tier, holds(text, turn.text), text))
+        answer = answers.get(dia_id) if answers is not None else None
+        held = holds(text, turn.text, answer)
+        totals.facts.append(Fact(conv.sample_id, dia_id, turn.text, tier, held, text))
 
 
 def report(totals: Totals, show_missing: int, cap: int) -> None:
@@ -240,6 +261,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--locomo", default=None, help="locomo10.json or locomo10.zip (default: the cache)")
+    parser.add_argument(
+        "--longmemeval",
+        default=None,
+        metavar="PATH",
+        help="replay LongMemEval instead (a file path, or 'default' for $SUMMARIZER_LONGMEMEVAL / the cache): "
+        "a fact is an evidence turn that states its question's answer word for word, held when its item "
+        "holds that answer",
+    )
     parser.add_argument("--conversations", type=int, default=None, help="replay only the first N")
     parser.add_argument("--missing", type=int, default=0, help="print up to N facts not held")
     parser.add_argument(
@@ -250,13 +279,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.disable(logging.WARNING)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     try:
-        conversations = locomo.load(args.locomo)
-    except locomo.LocomoMissing as error:
+        if args.longmemeval:
+            explicit = None if args.longmemeval == "default" else args.longmemeval
+            conversations = longmemeval.load(explicit, limit=args.conversations)
+        else:
+            conversations = locomo.load(args.locomo)
+    except (locomo.LocomoMissing, longmemeval.LongMemEvalMissing) as error:
         raise SystemExit(f"locomo_retention_bench: {error}") from None
     now = datetime.now(UTC)
     totals = Totals()
     for conv in conversations[: args.conversations]:
-        replay(conv, now, totals, args.cap)
+        replay(conv, now, totals, args.cap, by_answer=bool(args.longmemeval))
     report(totals, args.missing, args.cap)
     if args.judge:
         judge(totals)

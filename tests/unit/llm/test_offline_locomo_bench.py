@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import locomo, locomo_retention_bench
+from benchmarks import locomo, locomo_retention_bench, longmemeval
 from benchmarks.locomo_retention_bench import Totals, content_words, gold_turns, holds, replay
 
 FACTS = [
@@ -80,3 +80,47 @@ def test_the_replay_counts_folded_facts_by_tier_and_the_summary_holds_them(
     assert {f.tier for f in totals.facts} <= {"session", "yesterday", "week"}
     assert all(f.held for f in totals.facts), [(f.dia_id, f.item_text) for f in totals.facts if not f.held]
     assert 0 < max(totals.tokens) <= 10_000
+
+
+def test_on_longmemeval_a_fact_is_held_when_its_item_holds_the_stated_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question record in LongMemEval's layout (written here): the evidence turn states the answer word
+    for word, among long framing, and the replay checks the folded item for that answer."""
+    monkeypatch.setattr(locomo_retention_bench, "WINDOW_TOKENS", 120)
+    start = datetime.now(UTC) - timedelta(days=6)
+    filler = "Here's how I'd think about it. " + "There are many ways to plan a garden. " * 8
+    sessions: list[list[dict[str, object]]] = [
+        [
+            {
+                "role": "user",
+                "content": f"{filler}I planted 14 tomato seedlings along the south fence.",
+                "has_answer": True,
+            },
+            {"role": "assistant", "content": "Fourteen is a good number for that fence. Water them at dawn."},
+        ],
+        *(
+            [
+                {"role": "user", "content": f"Session {n}: what should I read next? {filler}"},
+                {"role": "assistant", "content": f"Session {n}: try a book on soil. {filler}"},
+            ]
+            for n in range(2, 6)
+        ),
+    ]
+    record = {
+        "question_id": "g1",
+        "question_type": "single-session-user",
+        "question": "How many tomato seedlings did I plant?",
+        "answer": "14 tomato seedlings",
+        "haystack_dates": [f"{start + timedelta(days=n):%Y/%m/%d (%a) %H:%M}" for n in range(5)],
+        "haystack_sessions": sessions,
+    }
+    path = tmp_path / "longmemeval_s.json"
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    (conv,) = longmemeval.read_longmemeval(path)
+    assert locomo_retention_bench.stated_answers(conv) == {"S1:1": "14 tomato seedlings"}
+    totals = Totals()
+    replay(conv, datetime.now(UTC), totals, 10_000, by_answer=True)
+    [fact] = totals.facts
+    assert fact.held, fact.item_text
+    assert not holds("[offline] Asked: planted seedlings.", fact.text, "14 tomato seedlings")
