@@ -90,6 +90,13 @@ def test_on_longmemeval_a_fact_is_held_when_its_item_holds_the_stated_answer(
     monkeypatch.setattr(locomo_retention_bench, "WINDOW_TOKENS", 120)
     start = datetime.now(UTC) - timedelta(days=6)
     filler = "Here's how I'd think about it. " + "There are many ways to plan a garden. " * 8
+    later: list[list[dict[str, object]]] = [
+        [
+            {"role": "user", "content": f"Session {n}: what should I read next? {filler}"},
+            {"role": "assistant", "content": f"Session {n}: try a book on soil. {filler}"},
+        ]
+        for n in range(2, 6)
+    ]
     sessions: list[list[dict[str, object]]] = [
         [
             {
@@ -99,13 +106,7 @@ def test_on_longmemeval_a_fact_is_held_when_its_item_holds_the_stated_answer(
             },
             {"role": "assistant", "content": "Fourteen is a good number for that fence. Water them at dawn."},
         ],
-        *(
-            [
-                {"role": "user", "content": f"Session {n}: what should I read next? {filler}"},
-                {"role": "assistant", "content": f"Session {n}: try a book on soil. {filler}"},
-            ]
-            for n in range(2, 6)
-        ),
+        *later,
     ]
     record = {
         "question_id": "g1",
