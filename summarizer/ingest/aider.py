@@ -5,7 +5,10 @@ aider appends Markdown to the file as the chat goes: `# aider chat started at YY
 each run (a session), each line the user typed is written as `#### LINE` (two trailing spaces), the
 model's reply as plain text between blank lines, and each note aider prints itself (its version and
 model, "Applied edit to ...", "Commit ...", a shell command and its confirmation, errors) as one
-`> NOTE` line (two trailing spaces; a note of several lines has its `>` on the first line only).
+`> NOTE` line (two trailing spaces; a note of several lines has its `>` on the first line only, and a
+model reply always opens after a blank line, so a line right under a note continues it: the lines of a
+suggested shell command aider shows before asking to run it, padded to one width, a command continued
+with `\\` among them).
 
 - A session start is a `clear` marker: aider begins each run with an empty chat (the earlier runs leave
   the model's context), and its time, taken as UTC (aider writes local time without a zone), is the time
@@ -146,6 +149,8 @@ def _block_of(current: _Block | None, number: int, text: str, limit: int) -> _Bl
         text = text[2:] if text.startswith("> ") else text[1:]
     elif not text.strip() and kind != "reply":
         return None
+    elif kind == "note" and current is not None:  # a note's next line: a reply opens after a blank line
+        block = current
     else:  # a `####` or `>` line without the break inside a reply is the model's own Markdown
         block = current if current is not None and kind == "reply" else _Block("reply", number)
     block.add(text, limit)

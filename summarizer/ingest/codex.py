@@ -8,7 +8,10 @@ lines describe the turn's settings, so both are skipped, except that a `user_mes
 the user typed from context the tool injected as a user message (`<environment_context>`, AGENTS.md
 instructions, ...): such injected text is stored as `system` (preamble), never as an exchange's opening.
 A `user_message` event that no user item carries (Codex Desktop writes prompts only as events) is the
-prompt itself, at the event's time. Reasoning is left out (it is usually encrypted), as are git
+prompt itself, at the event's time. A `tool_search_call` item (the model looking up tools that are loaded
+only when asked for, by `arguments` such as a query) is a `tool_search` call, and the
+`tool_search_output` that answers it (`call_id`; an output without one answers the last search) its
+result: the names of the tools it found. Reasoning is left out (it is usually encrypted), as are git
 `ghost_snapshot` items; response items of a type this version does not know are skipped and counted, and
 so are lines of a top-level `type` it does not know (a later version's), each type named once per file.
 A function output written as a JSON string `{"output": ..., "metadata": {"exit_code": N}}` is stored as
@@ -24,6 +27,7 @@ as the session and its timestamp as the time of every item that carries none, st
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -62,6 +66,9 @@ OLDER_ITEM_TYPES = frozenset(
 )
 """The Responses items an older rollout holds bare, one a line."""
 SKIPPED_ITEMS = frozenset({"ghost_snapshot"})
+TOOL_SEARCH_ITEMS = frozenset({"tool_search_call", "tool_search_output"})
+"""The model's searches for tools loaded on demand, and what each found: read as a call and its result."""
+TOOL_SEARCH = "tool_search"
 """Response items that are the tool's bookkeeping (a git snapshot of the work tree), not conversation."""
 
 
@@ -98,6 +105,8 @@ class CodexRollout:
     """Lines of a top-level `type` this version does not know, skipped, by type."""
     first_unknown_line: dict[str, str] = field(default_factory=dict)
     """Where each unknown line type was first met."""
+    open_searches: list[str] = field(default_factory=list)
+    """Call ids of tool searches no output answered yet (an output may name none)."""
 
     @property
     def pending(self) -> bool:
@@ -184,6 +193,9 @@ class CodexRollout:
         item_type = payload.get("type", "message" if "role" in payload else None)
         if item_type in SKIPPED_ITEMS:
             return []
+        if item_type in TOOL_SEARCH_ITEMS:
+            payload = self._tool_search(payload, where)
+            item_type = payload["type"]
         if isinstance(item_type, str) and item_type not in ITEM_TYPES:
             count_unknown(self.unknown_items, self.first_unknown, item_type, where)
             return []
@@ -205,6 +217,27 @@ class CodexRollout:
         if role in ("developer", "system"):
             return self._release(typed=False) + records
         return self._typed_only() + self._release(typed=False) + records
+
+    def _tool_search(self, payload: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """A tool search as the function call it is, or its output as that call's output."""
+        call_id = payload.get("call_id")
+        if payload.get("type") == "tool_search_call":
+            if not isinstance(call_id, str) or not call_id:
+                item_id = payload.get("id")
+                call_id = (
+                    item_id
+                    if isinstance(item_id, str) and item_id
+                    else f"{TOOL_SEARCH}-{where.rpartition(':')[2]}"
+                )
+            self.open_searches.append(call_id)
+            arguments = payload.get("arguments", {})
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+            return {"type": "function_call", "call_id": call_id, "name": TOOL_SEARCH, "arguments": text}
+        if not isinstance(call_id, str) or not call_id:
+            call_id = self.open_searches[-1] if self.open_searches else TOOL_SEARCH
+        if call_id in self.open_searches:
+            self.open_searches.remove(call_id)
+        return {"type": "function_call_output", "call_id": call_id, "output": _tools_found(payload)}
 
     def finish(self) -> list[IngestRecord]:
         """What is still held at the end of the file."""
@@ -239,6 +272,25 @@ class CodexRollout:
     def _record(self, kind: Kind, content: str, created_at: Any, where: str) -> IngestRecord:
         message = NewMessage(kind=kind, content=content, created_at=created_at, where=where)
         return IngestRecord(agent_id=self._agent(), message=message)
+
+
+def _tools_found(payload: Mapping[str, Any]) -> str:
+    """What a tool search found: the tools' names, one a line (a namespace's as `namespace.tool`)."""
+    tools = payload.get("tools")
+    if not isinstance(tools, list):
+        raise Problem(f"a tool_search_output needs 'tools' as an array, got {json_type(tools)}")
+    names: list[str] = []
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, Mapping) else None
+        inner = tool.get("tools") if isinstance(tool, Mapping) else None
+        if isinstance(inner, list) and inner:
+            prefix = f"{name}." if isinstance(name, str) and name else ""
+            names.extend(f"{prefix}{t.get('name')}" for t in inner if isinstance(t, Mapping))
+        elif isinstance(name, str) and name:
+            names.append(name)
+    status = payload.get("status")
+    text = "\n".join(names) if names else "(no tools found)"
+    return text if status in (None, "completed") else f"{text}\n[{status}]"
 
 
 def _raw_arguments_kept(payload: Mapping[str, Any]) -> Mapping[str, Any]:
