@@ -2,8 +2,10 @@
 
     uv run python benchmarks/credentials_bench.py [--repeat 3] [--megabytes 4]
 
-Reads the bundled sample (summarizer/samples/coding_agent.jsonl) and every real fixture under
-tests/fixtures/ with the project's own readers, and masks each message as recording does. Reports:
+Reads the bundled sample (summarizer/samples/coding_agent.jsonl), the real public logs under
+../shared/corpora/project-fixtures/ (beside the project's root; SUMMARIZER_CORPORA names another corpora
+folder) and every fixture under tests/fixtures/ with the project's own readers, and masks each message as
+recording does. Reports:
 
 - altered messages per file (target: 0; none of these files holds a real credential, so any change is a
   false positive), with the first few changes shown;
@@ -15,6 +17,7 @@ tests/fixtures/ with the project's own readers, and masks each message as record
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -45,7 +48,9 @@ PLANTED = "ANTHROPIC_API_KEY=sk-ant-api03-Zq8vLr2NtY5wKd9sFb1XcHm4PjG7eA0uVo3iRy
 
 
 def real_files() -> list[Path]:
-    fixtures = sorted(p for p in (ROOT / "tests" / "fixtures").rglob("*") if p.suffix in FIXTURE_SUFFIXES)
+    corpora = Path(os.environ.get("SUMMARIZER_CORPORA") or ROOT.parent / "shared" / "corpora")
+    folders = [corpora / "project-fixtures", ROOT / "tests" / "fixtures"]
+    fixtures = sorted(p for d in folders for p in d.rglob("*") if p.suffix in FIXTURE_SUFFIXES)
     return [sample_path(), *fixtures]
 
 

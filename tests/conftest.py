@@ -14,6 +14,7 @@ from sqlalchemy import text
 from summarizer.domain import secrets
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
+from tests.support.corpora import require_corpora
 from tests.support.fleet import RedisServer
 from tests.support.marks import AMBIENT_PREFIXES, add_service_marks, require_mark, set_running
 from tests.support.services import (
@@ -136,3 +137,9 @@ def redis_server(tmp_path: Path, redis_server_url: str) -> Iterator[RedisServer]
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def corpora() -> Path:
+    """The real public agent logs (../shared/corpora): the test is skipped without them, fails under CI."""
+    return require_corpora()

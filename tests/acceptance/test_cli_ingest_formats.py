@@ -16,10 +16,11 @@ from sqlalchemy import text
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
 from tests.acceptance.cli import run_cli
+from tests.support.corpora import fixture_path
 from tests.support.services import copy_sqlite_template
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CLAUDE_CODE = FIXTURES / "claude_code"
+FIXTURES = fixture_path("")
+CLAUDE_CODE = fixture_path("claude_code")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -52,6 +53,7 @@ def context(env: dict[str, str], agent: str) -> list[dict[str, object]]:
     return messages
 
 
+@pytest.mark.usefixtures("corpora")
 @pytest.mark.parametrize(
     ("fixture", "fmt", "agent", "count"),
     [
@@ -81,6 +83,7 @@ def test_each_public_file_ingests_as_published_and_again_stores_nothing(
     assert context(env, agent)
 
 
+@pytest.mark.usefixtures("corpora")
 def test_claude_code_compaction_clears_the_window(env: dict[str, str]) -> None:
     result = run_cli(
         "ingest", str(CLAUDE_CODE / "compact_after_rewind.jsonl"), "--format", "claude-code", env=env
@@ -91,6 +94,7 @@ def test_claude_code_compaction_clears_the_window(env: dict[str, str]) -> None:
     assert states == ["evicted"] * 4 + ["window"] * 2
 
 
+@pytest.mark.usefixtures("corpora")
 def test_a_kept_sidechain_with_an_unanswered_result_is_kept_as_activity_or_refused_when_strict(
     env: dict[str, str],
 ) -> None:
@@ -194,6 +198,7 @@ def test_flower_on_a_busy_port_says_so_in_one_line(env: dict[str, str]) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.usefixtures("corpora")
 def test_several_files_are_read_before_anything_is_stored(env: dict[str, str], tmp_path: Path) -> None:
     codex = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))
     swe = FIXTURES / "swe_agent" / "swe-agent__test-repo-i1.traj"
@@ -228,6 +233,7 @@ def test_several_files_are_read_before_anything_is_stored(env: dict[str, str], t
     assert stored(env) > 0
 
 
+@pytest.mark.usefixtures("corpora")
 def test_a_wrong_explicit_format_names_the_format_the_file_looks_like(env: dict[str, str]) -> None:
     codex = next((FIXTURES / "codex").glob("rollout-*.jsonl"))
     claude = CLAUDE_CODE / "compact_after_rewind.jsonl"
@@ -246,15 +252,16 @@ def test_a_wrong_explicit_format_names_the_format_the_file_looks_like(env: dict[
     assert stored(env) == 0
 
 
+@pytest.mark.usefixtures("corpora")
 def test_every_real_fixture_imports_without_a_format_and_again_stores_nothing(
     env: dict[str, str],
 ) -> None:
     """The corpus of tests/unit/ingest/test_fixture_corpus.py through the command and the store: every file
     detected and stored whole (no warning), and a second import stores nothing."""
-    from tests.unit.ingest.test_fixture_corpus import CORPUS, NEEDS_AGENT
+    from tests.unit.ingest.test_fixture_corpus import CORPUS, NEEDS_AGENT, path_of
 
-    named = [str(FIXTURES / name) for name, fmt, *_ in CORPUS if fmt not in NEEDS_AGENT]
-    unnamed = [str(FIXTURES / name) for name, fmt, *_ in CORPUS if fmt in NEEDS_AGENT]
+    named = [str(path_of(name)) for name, fmt, *_ in CORPUS if fmt not in NEEDS_AGENT]
+    unnamed = [str(path_of(name)) for name, fmt, *_ in CORPUS if fmt in NEEDS_AGENT]
     total = sum(sum(kinds.values()) for _, _, kinds, *_ in CORPUS)
     runs = [("ingest", *named), ("ingest", *unnamed, "--agent", "corpus")]
     first = [run_cli(*args, env=env) for args in runs]

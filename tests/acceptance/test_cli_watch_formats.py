@@ -11,8 +11,9 @@ import pytest
 from summarizer.ingest.follow import DOCUMENT_FORMATS, FOLLOWED_FORMATS, read_document, read_new
 from summarizer.ingest.log_folders import CLINE_TASKS, DEFAULT_FOLDERS_SHOWN, default_directories
 from tests.acceptance.cli import run_cli
+from tests.support.corpora import fixture_path
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = fixture_path("")
 FOLLOWED = {*FOLLOWED_FORMATS, *DOCUMENT_FORMATS}
 LIMIT = 1 << 20
 
@@ -61,6 +62,7 @@ def test_the_folders_shown_are_the_folders_looked_for(
     assert len(found) == len(named) + 1
 
 
+@pytest.mark.usefixtures("corpora")
 def test_a_format_given_reads_the_files_of_its_kind_and_passes_the_others_over(tmp_path: Path) -> None:
     lines = tmp_path / "session.jsonl"
     shutil.copy(FIXTURES / "copilot" / "session.jsonl", lines)
@@ -76,6 +78,7 @@ def test_a_format_given_reads_the_files_of_its_kind_and_passes_the_others_over(t
         assert (passed.records, passed.position, passed.problem) == ([], None, None), fmt
 
 
+@pytest.mark.usefixtures("corpora")
 def test_vs_code_copilot_transcripts_are_followed_where_vs_code_writes_them(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -19,11 +19,12 @@ from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.schema import followed_files, messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
+from tests.support.corpora import fixture_path
 from tests.support.services import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = fixture_path("")
 CLAUDE = FIXTURES / "claude_code" / "compact_after_rewind.jsonl"
 CODEX = FIXTURES / "codex" / "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
 
@@ -128,7 +129,6 @@ def test_hostile_stdin_never_blocks_the_agent(env: dict[str, str], agent: str) -
         ("SUMMARIZER_BATCH_SIZE", "lots"),
         ("SUMMARIZER_FOLLOW_MAX_DOCUMENT_BYTES", "0"),
         ("SUMMARIZER_DATABASE_URL", "nonsense://x"),
-        ("SUMMARIZER_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none"),
     ],
 )
 def test_bad_settings_are_one_line_and_exit_1(env: dict[str, str], variable: str, value: str) -> None:
@@ -140,6 +140,19 @@ def test_bad_settings_are_one_line_and_exit_1(env: dict[str, str], variable: str
         stderr = assert_never_blocks(done)
         assert done.returncode == 1
         assert stderr.startswith("summarizer hook:"), stderr
+
+
+def test_an_unreachable_database_is_one_line_and_exit_0(env: dict[str, str]) -> None:
+    transcript = claude_project(env) / "b3c1.jsonl"
+    transcript.write_bytes(CLAUDE.read_bytes())
+    down = env | {"SUMMARIZER_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"}
+    for name in ("SessionStart", "Stop"):
+        done = hook(down, "claude-code", event(name, transcript))
+        stderr = assert_never_blocks(done)
+        assert done.returncode == 0
+        assert stderr.startswith("summarizer hook:"), stderr
+        assert "is unreachable" in stderr, stderr
+        assert "nothing is lost" in stderr
 
 
 def test_a_transcript_outside_the_agents_log_folders_is_refused_unread(

@@ -18,12 +18,13 @@ from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
+from tests.support.corpora import fixture_path
 from tests.support.fleet import wait_for
 from tests.support.watch_process import watch_process
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = fixture_path("")
 CLAUDE = FIXTURES / "claude_code" / "compact_after_rewind.jsonl"
 CODEX = FIXTURES / "codex" / "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
 

@@ -1,5 +1,5 @@
 """`summarizer watch` as a real process over a `~/.claude/projects`-like tree holding real Claude Code 2.x
-sessions (tests/fixtures/claude_code, see its README): a session whose file so far holds only the
+sessions (the corpora's project-fixtures/claude_code, see its README): a session whose file so far holds only the
 `file-history-snapshot` line it opens with is recorded once Claude Code writes the rest, the sessions that
 open with `summary` and `queue-operation` lines are recorded as they are, and every message is stored once."""
 
@@ -15,12 +15,13 @@ from summarizer.ingest.reader import read_records
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.schema import messages
 from tests.e2e.test_http_curl import server_env
+from tests.support.corpora import fixture_path
 from tests.support.fleet import wait_for
 from tests.support.watch_process import watch_process
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
-CLAUDE_CODE = Path(__file__).resolve().parents[1] / "fixtures" / "claude_code"
+CLAUDE_CODE = fixture_path("claude_code")
 WRITTEN_LIVE = CLAUDE_CODE / "snapshot_first_parallel_calls.jsonl"
 ALREADY_THERE = [
     CLAUDE_CODE / "summary_first_parallel_calls.jsonl",

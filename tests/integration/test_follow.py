@@ -17,12 +17,15 @@ from summarizer.service.follow import Follower
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import followed_files, messages
+from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 from tests.support.statements import counting_statements
 
+pytestmark = pytest.mark.usefixtures("corpora")
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CLAUDE = FIXTURES / "claude_code" / "compact_after_rewind.jsonl"
-CODEX = FIXTURES / "codex" / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+CLAUDE = fixture_path("claude_code/compact_after_rewind.jsonl")
+CODEX = fixture_path("codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl")
 
 
 @pytest.fixture
@@ -131,7 +134,7 @@ def test_a_gemini_cli_session_log_read_in_pieces(db: Database, settings: Setting
     assert _stored(db) == _whole(whole, "gemini-cli")
 
 
-GEMINI_DOC = FIXTURES / "gemini_cli" / "gemini-cli-pomodoro-timer.json"
+GEMINI_DOC = fixture_path("gemini_cli/gemini-cli-pomodoro-timer.json")
 CLINE = FIXTURES / "cline" / "1769587302114" / "api_conversation_history.json"
 
 

@@ -24,10 +24,12 @@ from summarizer.domain.messages import NewMessage
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import followed_files, messages
+from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CLAUDE = FIXTURES / "claude_code" / "compact_after_rewind.jsonl"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+CLAUDE = fixture_path("claude_code/compact_after_rewind.jsonl")
 LONG_ID = "toolu_" + "q" * 300
 
 

@@ -1,6 +1,6 @@
 """Coding-agent logs with a credential planted in each exchange's user text, tool input and tool output, in
 the shapes Claude Code, Codex CLI and Gemini CLI write them (the same fields the real files under
-tests/fixtures hold), for tests that record them through the agents' hooks."""
+the corpora's project-fixtures hold), for tests that record them through the agents' hooks."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A long real conversation through the summary engine with the offline summarizer.
 
-The fixture `tests/fixtures/tau_bench_airline.jsonl` holds the first 25 airline-support trajectories of
+The fixture `project-fixtures/tau_bench_airline.jsonl` of the corpora holds the first 25 airline-support trajectories of
 tau-bench's published `historical_trajectories/gpt-4o-airline.json` (github.com/sierra-research/tau-bench,
 commit 59a200c6d575d595120f1cb70fea53cef0632f6b, MIT licence), converted to the canonical message format:
 system prompts left out, tool results over 400 characters shortened, one trajectory after another on a
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from itertools import pairwise
-from pathlib import Path
+
+import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import EvictedExchange, StoredMessage
@@ -20,8 +21,11 @@ from summarizer.engine import EngineConfig, LLMAnswer, LLMRequest, Summary, Summ
 from summarizer.engine.cap import estimate_text
 from summarizer.ingest.reader import read_records
 from summarizer.llm.offline import OFFLINE_PREFIX, OfflineLLM
+from tests.support.corpora import fixture_path
 
-FIXTURE = Path(__file__).parents[2] / "fixtures" / "tau_bench_airline.jsonl"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+FIXTURE = fixture_path("tau_bench_airline.jsonl")
 FRAGMENT_LIST = re.compile(r"(?:[^;]*…\s*;){2,}")
 CAP = 2_000
 BATCH = 3

@@ -1,4 +1,4 @@
-"""aider chat history: the real `.aider.chat.history.md` in tests/fixtures/aider (source in its README),
+"""aider chat history: the real `.aider.chat.history.md` in the corpora's project-fixtures/aider (source in its README),
 imported without `--format` with the counts the file holds. The numbers were counted from the file itself
 (grep and awk over its lines, and by reading the blocks around each multi-line note), not by this code."""
 
@@ -7,13 +7,17 @@ from __future__ import annotations
 import io
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
+
+import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
 from summarizer.ingest.detect import HEAD_BYTES, detect
+from tests.support.corpora import fixture_path
 
-HISTORY = Path(__file__).resolve().parents[2] / "fixtures" / "aider" / ".aider.chat.history.md"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+HISTORY = fixture_path("aider/.aider.chat.history.md")
 
 
 def _read(agent: str | None = None) -> tuple[list[IngestRecord], ReadNotes]:

@@ -1,5 +1,5 @@
 """`watch` over an aider chat history as aider appends to it, on SQLite and PostgreSQL: the real history
-in tests/fixtures/aider written in pieces (between aider's writes, and mid-line) records exactly what
+in the corpora's project-fixtures/aider written in pieces (between aider's writes, and mid-line) records exactly what
 importing the whole file does, and nothing twice."""
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from summarizer.service.follow import is_log_name, log_files
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import messages
+from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 
-HISTORY = Path(__file__).resolve().parents[2] / "fixtures" / "aider" / ".aider.chat.history.md"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+HISTORY = fixture_path("aider/.aider.chat.history.md")
 
 
 @pytest.fixture

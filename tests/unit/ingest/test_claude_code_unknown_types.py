@@ -1,6 +1,6 @@
 """Claude Code line types the reader does not know are skipped, counted and named once per type per file
 (`FILE:LINE` of the first), by `ingest` and by `watch` across its reads; the bookkeeping types Claude Code
-writes, and those of the real sessions in tests/fixtures/claude_code, are passed over without a word."""
+writes, and those of the real sessions in the corpora's project-fixtures/claude_code, are passed over without a word."""
 
 from __future__ import annotations
 
@@ -15,9 +15,19 @@ from summarizer.ingest import ReadNotes
 from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING, ClaudeCodeOptions, ClaudeCodeReader
 from summarizer.ingest.follow import read_new
 from summarizer.ingest.unknown_types import MAX_UNKNOWN_TYPES
+from tests.support.corpora import fixture_path
 from tests.unit.ingest.helpers import failure, jsonl, parse, read_fixture
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "claude_code"
+FIXTURES = fixture_path("claude_code")
+SESSIONS = (
+    "after_clear_command.jsonl",
+    "compact_after_rewind.jsonl",
+    "interrupted_for_tool_use.jsonl",
+    "queue_operation_first.jsonl",
+    "sidechain_integrated.jsonl",
+    "snapshot_first_parallel_calls.jsonl",
+    "summary_first_parallel_calls.jsonl",
+)
 LIMIT = 1 << 20
 
 
@@ -76,7 +86,8 @@ def test_bookkeeping_types_are_passed_over_without_a_word() -> None:
     assert (notes.skipped, notes.warnings) == (0, [])
 
 
-@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.jsonl")), ids=lambda p: p.name)
+@pytest.mark.usefixtures("corpora")
+@pytest.mark.parametrize("path", [FIXTURES / name for name in SESSIONS], ids=lambda p: p.name)
 def test_no_real_session_line_type_warns(path: Path) -> None:
     types = {json.loads(line)["type"] for line in path.read_text(encoding="utf-8").splitlines() if line}
     _records, notes = read_fixture(path)

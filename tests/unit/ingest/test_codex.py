@@ -11,9 +11,10 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import ReadNotes, read_records
+from tests.support.corpora import fixture_path
 from tests.unit.ingest.helpers import failure, parse
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "codex"
+FIXTURES = fixture_path("codex")
 BIG = "rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
 SMALL = "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
 
@@ -31,6 +32,7 @@ def _file_counts(path: Path) -> Counter[str]:
     return counts
 
 
+@pytest.mark.usefixtures("corpora")
 @pytest.mark.parametrize("name", [BIG, SMALL])
 def test_a_real_rollout_imports_with_the_counts_its_file_holds(name: str) -> None:
     path = FIXTURES / name

@@ -14,12 +14,13 @@ from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
+from tests.support.corpora import fixture_path
 from tests.support.fleet import wait_for
 from tests.support.watch_process import watch_process
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = fixture_path("")
 TRANSCRIPT = FIXTURES / "copilot" / "session.jsonl"
 HISTORY = FIXTURES / "aider" / ".aider.chat.history.md"
 SESSION = "f275f42b-9852-4619-be31-e09ff8cf802a"

@@ -1,4 +1,4 @@
-"""GitHub Copilot agent transcript: the real Copilot CLI event stream in tests/fixtures/copilot (source in
+"""GitHub Copilot agent transcript: the real Copilot CLI event stream in the corpora's project-fixtures/copilot (source in
 its README), imported without `--format` with the counts the file holds. The numbers were counted from the
 file itself (its JSON read line by line outside this code), not by the reader under test."""
 
@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
+
+import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.detect import HEAD_BYTES, detect
+from tests.support.corpora import fixture_path
 from tests.unit.ingest.helpers import kind_counts, read_fixture
 
-TRANSCRIPT = Path(__file__).resolve().parents[2] / "fixtures" / "copilot" / "session.jsonl"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+TRANSCRIPT = fixture_path("copilot/session.jsonl")
 FAILED_CALLS = [
     "call_MXxZUnE3ZDFwRGhYOTRndk1SR2M",
     "call_MnxKVXFBYVdEaUhlT2FKQ1pIczg",

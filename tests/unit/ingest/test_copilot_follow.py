@@ -1,5 +1,5 @@
 """`watch` over a Copilot CLI session as it is written, on SQLite and PostgreSQL: the real transcript in
-tests/fixtures/copilot appended in pieces (cut anywhere, mid-line included) to a session folder's
+project-fixtures/copilot (corpora) appended in pieces (cut anywhere, mid-line included) to a session folder's
 `events.jsonl` records exactly what importing the whole file does: every call paired with its result,
 even when the result arrives in a later read, and nothing twice."""
 
@@ -16,9 +16,12 @@ from summarizer.service.follow import log_files
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import messages
+from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 
-TRANSCRIPT = Path(__file__).resolve().parents[2] / "fixtures" / "copilot" / "session.jsonl"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+TRANSCRIPT = fixture_path("copilot/session.jsonl")
 SESSION = "f275f42b-9852-4619-be31-e09ff8cf802a"  # the session id the transcript's `result` line gives
 
 

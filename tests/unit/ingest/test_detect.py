@@ -5,7 +5,6 @@ last line) is read up to its last complete line."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest import ReadNotes, ReadOptions
 from summarizer.ingest.detect import UndetectedFormat, detect
 from summarizer.ingest.reader import iter_stream_records, read_records
+from tests.support.corpora import fixture_path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = fixture_path("")
 REAL = {
     "claude_code/compact_after_rewind.jsonl": "claude-code",
     "claude_code/sidechain_integrated.jsonl": "claude-code",
@@ -35,6 +35,7 @@ REAL = {
 }
 
 
+@pytest.mark.usefixtures("corpora")
 @pytest.mark.parametrize(("name", "expected"), sorted(REAL.items()))
 def test_each_real_fixture_is_detected_as_its_format(name: str, expected: str) -> None:
     path = FIXTURES / name
@@ -66,6 +67,7 @@ def test_what_no_format_matches_is_refused_with_the_formats_tried(head: bytes, s
     assert says in str(failed.value)
 
 
+@pytest.mark.usefixtures("corpora")
 def test_an_unterminated_last_line_is_a_log_still_being_written() -> None:
     lines = (FIXTURES / "claude_code/compact_after_rewind.jsonl").read_bytes().splitlines(keepends=True)
     whole = read_records(FIXTURES / "claude_code/compact_after_rewind.jsonl", "claude-code", None, 1_000_000)

@@ -1,4 +1,5 @@
-"""Every real public file in tests/fixtures of the formats read since before aider and Copilot, read as
+"""Every real public file the project once kept in tests/fixtures (now read from the corpora), and the
+hand-written Cline histories, of the formats read since before aider and Copilot, read as
 `summarizer ingest` reads it (no `--format`), against counts written down from reading each file.
 
 How each count was read from the file (by hand and with a JSON viewer, not with this package):
@@ -41,8 +42,11 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
+from tests.support.corpora import fixture_path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = fixture_path("")
+HAND_WRITTEN = Path(__file__).resolve().parents[2] / "fixtures"
+"""The Cline histories are the project's own (tests/fixtures/cline); every other file is a real public log."""
 U, A, S, C, R = Kind.USER, Kind.ASSISTANT, Kind.SYSTEM, Kind.TOOL_CALL, Kind.TOOL_RESULT
 
 CORPUS: list[tuple[str, str, dict[Kind, int], int, int]] = [
@@ -126,18 +130,23 @@ NEEDS_AGENT = ("responses", "sharegpt", "anthropic")
 """Formats whose files name no agent: read with `--agent`."""
 
 
+def path_of(name: str) -> Path:
+    return (HAND_WRITTEN if name.startswith("cline/") else FIXTURES) / name
+
+
 def read(name: str, fmt: str) -> tuple[list[IngestRecord], ReadNotes]:
     notes = ReadNotes()
     agent = "corpus" if fmt in NEEDS_AGENT else None
-    path = FIXTURES / name
+    path = path_of(name)
     with path.open("rb") as stream:
         records = list(iter_stream_records(stream, name, "auto", agent, 1_000_000, notes=notes))
     return records, notes
 
 
+@pytest.mark.usefixtures("corpora")
 def test_the_corpus_holds_every_real_fixture_of_these_formats() -> None:
     """A fixture added later for one of these formats must be added to the corpus too."""
-    listed = {name for name, *_ in CORPUS}
+    listed = {name for name, *_ in CORPUS if not name.startswith("cline/")}
     present = {
         str(p.relative_to(FIXTURES))
         for p in FIXTURES.rglob("*")
@@ -147,6 +156,7 @@ def test_the_corpus_holds_every_real_fixture_of_these_formats() -> None:
     assert present == listed
 
 
+@pytest.mark.usefixtures("corpora")
 @pytest.mark.parametrize(
     ("name", "fmt", "kinds", "exchanges", "unanswered"), CORPUS, ids=[c[0] for c in CORPUS]
 )
@@ -162,6 +172,7 @@ def test_each_real_fixture_reads_as_published_without_a_format(
     _assert_every_result_answers_a_call_of_its_exchange(records)
 
 
+@pytest.mark.usefixtures("corpora")
 @pytest.mark.parametrize("name", [c[0] for c in CORPUS], ids=[c[0] for c in CORPUS])
 def test_each_real_fixture_read_again_names_the_same_messages(name: str) -> None:
     """Importing a file again stores nothing: every message has a host id, unique in its agent, and a

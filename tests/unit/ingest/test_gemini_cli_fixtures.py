@@ -1,4 +1,4 @@
-"""Gemini CLI sessions: the real session files in tests/fixtures/gemini_cli (sources in its README), each
+"""Gemini CLI sessions: the real session files in the corpora's project-fixtures/gemini_cli (sources in its README), each
 imported with the counts the file holds. The numbers were counted from the files themselves."""
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.detect import HEAD_BYTES, detect
+from tests.support.corpora import fixture_path
 from tests.unit.ingest.helpers import assert_calls_answered_in_order, kind_counts, read_fixture
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gemini_cli"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+FIXTURES = fixture_path("gemini_cli")
 POMODORO = FIXTURES / "gemini-cli-pomodoro-timer.json"
 BENCHMARK = FIXTURES / "control_pro_run4_abandoned.json"
 

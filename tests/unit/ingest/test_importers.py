@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
+
+import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import IngestRecord, ReadNotes, ReadOptions, Sidechains, iter_stream_records
+from tests.support.corpora import fixture_path
 from tests.unit.ingest.helpers import failure, jsonl, parse
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = fixture_path("")
 
 
 def _event(kind: str, content: object, uuid: str, **extra: object) -> dict[str, object]:
@@ -25,6 +27,7 @@ def _event(kind: str, content: object, uuid: str, **extra: object) -> dict[str, 
     }
 
 
+@pytest.mark.usefixtures("corpora")
 def test_claude_code_fixture_keeps_the_main_chain_with_event_ids() -> None:
     text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
     records = parse(text, "claude-code", agent=None)
@@ -35,6 +38,7 @@ def test_claude_code_fixture_keeps_the_main_chain_with_event_ids() -> None:
     assert records[1].message.is_error is None
 
 
+@pytest.mark.usefixtures("corpora")
 def test_claude_code_sidechains_can_be_kept_as_their_own_agent() -> None:
     text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
     records = parse_with(text, "claude-code", ReadOptions(sidechains=Sidechains.AGENT, strict=True))
@@ -143,6 +147,7 @@ def test_claude_code_event_without_session_or_agent_is_refused() -> None:
     )
 
 
+@pytest.mark.usefixtures("corpora")
 def test_responses_fixture_response_keeps_the_message_and_leaves_out_reasoning() -> None:
     text = (FIXTURES / "responses" / "reasoning_response.json").read_text(encoding="utf-8")
     (record,) = parse(text, "responses", agent="joke")
@@ -153,6 +158,7 @@ def test_responses_fixture_response_keeps_the_message_and_leaves_out_reasoning()
     assert record.message.host_id == "msg_6820f3854688819187769ff582b170a60ac5ba57aafcbac7"
 
 
+@pytest.mark.usefixtures("corpora")
 def test_responses_fixture_items_pair_the_function_call_with_its_output() -> None:
     text = (FIXTURES / "responses" / "weather_function_call.jsonl").read_text(encoding="utf-8")
     records = parse(text, "responses", agent="w")
@@ -192,6 +198,7 @@ def test_responses_unknown_item_type_is_named() -> None:
     assert str(problem).startswith("chat.jsonl:1: unknown item type 'telepathy' (expected one of: message,")
 
 
+@pytest.mark.usefixtures("corpora")
 def test_sharegpt_fixture_pairs_calls_and_observations() -> None:
     text = (FIXTURES / "sharegpt" / "glaive_toolcall_en_demo.json").read_text(encoding="utf-8")
     records = parse(text, "sharegpt", agent="g")
@@ -304,6 +311,7 @@ def parse_with(text: str, fmt: str, options: ReadOptions) -> list[IngestRecord]:
     return list(iter_stream_records(io.BytesIO(text.encode()), "chat.jsonl", fmt, None, 1 << 20, options))
 
 
+@pytest.mark.usefixtures("corpora")
 def test_claude_code_a_rewind_is_marked_where_the_conversation_goes_back() -> None:
     """The published transcript branches twice from `a1`: the second branch is preceded by a `rewind`
     marker naming its parent, the abandoned first branch stays as it was."""
@@ -345,6 +353,7 @@ def test_claude_code_a_slash_commands_expanded_prompt_is_the_users_request() -> 
     ]
 
 
+@pytest.mark.usefixtures("corpora")
 def test_claude_code_skipped_sidechains_and_unanswered_calls_are_counted() -> None:
     text = (FIXTURES / "claude_code" / "sidechain_integrated.jsonl").read_text(encoding="utf-8")
     notes = ReadNotes()
@@ -396,6 +405,7 @@ def test_claude_code_a_reply_written_after_a_later_prompt_is_filed_with_its_own_
     assert notes.unpaired_calls == 0
 
 
+@pytest.mark.usefixtures("corpora")
 def test_claude_code_a_transcript_in_order_is_read_in_line_order() -> None:
     for name in ("compact_after_rewind.jsonl", "sidechain_integrated.jsonl"):
         text = (FIXTURES / "claude_code" / name).read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""opencode session exports: the real `opencode export` files in tests/fixtures/opencode (sources in its
+"""opencode session exports: the real `opencode export` files in the corpora's project-fixtures/opencode (sources in its
 README), each imported with the counts the file holds. The numbers were counted from the files themselves."""
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.detect import HEAD_BYTES, detect
+from tests.support.corpora import fixture_path
 from tests.unit.ingest.helpers import assert_calls_answered_in_order, kind_counts, read_fixture
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "opencode"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+FIXTURES = fixture_path("opencode")
 NIMBLE = FIXTURES / "session__nimble-pixel__ses_39b4c1891ffezxPVc5OPmcqF33.json"
 MEADOW = FIXTURES / "session__quiet-meadow__ses_39c0a3da8ffeFQWvKTGUJWivpv.json"
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
+
+import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import ReadNotes, read_records
+from tests.support.corpora import fixture_path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "openhands"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+FIXTURES = fixture_path("openhands")
 
 
 def test_a_tool_call_and_its_observation_are_paired_by_the_call_id() -> None:

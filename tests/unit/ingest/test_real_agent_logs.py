@@ -1,4 +1,4 @@
-"""What the real public logs in tests/fixtures show beyond their counts (tests/unit/ingest/test_fixture_corpus.py):
+"""What the real public logs of the corpora's project-fixtures show beyond their counts (tests/unit/ingest/test_fixture_corpus.py):
 where a Claude Code interrupt lands, how parallel calls answered one by one are paired, how a Codex output
 written as a JSON string with an exit code is stored, and how a single Anthropic response with server tool
 blocks and cited text reads. The expected values were read from the files themselves (see their READMEs)."""
@@ -6,14 +6,16 @@ blocks and cited text reads. The expected values were read from the files themse
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
+from tests.support.corpora import fixture_path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+FIXTURES = fixture_path("")
 CODEX_VSCODE = "codex/2025/09/24/rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl"
 
 

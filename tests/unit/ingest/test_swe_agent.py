@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+
+import pytest
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest import ReadNotes, read_records
+from tests.support.corpora import fixture_path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "swe_agent"
+pytestmark = pytest.mark.usefixtures("corpora")
+
+FIXTURES = fixture_path("swe_agent")
 CALLING = FIXTURES / "6e44b9__sweagenttestrepo-1c2844.traj"
 OLDER = FIXTURES / "swe-agent__test-repo-i1.traj"
 
