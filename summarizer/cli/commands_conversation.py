@@ -4,37 +4,25 @@ an agent's summary (`agent instructions | now | show`)."""
 from __future__ import annotations
 
 import json
-import sys
+import os
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import click
 
-from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS
+from summarizer.cli.dash_ids import AgentIdCommand, AgentIdGroup
+from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS, text_or_stdin
 from summarizer.cli.runtime import open_runtime
+from summarizer.ingest.formats.registry import choices, format_named
 from summarizer.views import history_json, history_text, message_json
 
 if TYPE_CHECKING:
+    from summarizer.domain.agent_source import AgentSource
     from summarizer.ingest import ReadNotes
     from summarizer.settings import Settings
 
-FORMATS = (
-    "auto",
-    "canonical",
-    "openai",
-    "anthropic",
-    "responses",
-    "sharegpt",
-    "claude-code",
-    "codex",
-    "gemini-cli",
-    "swe-agent",
-    "openhands",
-    "opencode",
-    "cline",
-    "aider",
-    "copilot",
-)
+FORMATS = ("auto", *choices())
+"""`--format`: auto, then every format's name (ingest/formats/registry.py)."""
 
 
 @click.command()
@@ -78,6 +66,7 @@ def ingest(
     last line that is not JSON yet (a log still being written) is skipped and counted. A file with no
     message is named; a run that finds no message at all exits 1.
     """
+    from summarizer.domain.agent_source import INGEST, recorded_by, recorded_from
     from summarizer.domain.errors import InvalidMessage
     from summarizer.ingest import ReadNotes, ReadOptions, Sidechains
     from summarizer.ingest.reader import read_records
@@ -85,6 +74,7 @@ def ingest(
     rt = open_runtime()
     options = ReadOptions(strict=strict, strict_time=strict_time, sidechains=Sidechains(sidechains))
     parsed = []
+    files: dict[str, AgentSource] = {}
     clamped = 0
     failed = 0
     for source in sources:
@@ -105,9 +95,12 @@ def ingest(
         _report_read(source, len(sources) > 1, notes, fmt, found=bool(records), hint=hint)
         clamped += notes.clamped_times
         parsed.extend(records)
+        came_from = _file_source(source, notes.detected.partition(" ")[0] or fmt)
+        files.update({r.agent_id: came_from for r in records if r.agent_id not in files})
     if not parsed:
         raise SystemExit(2 if failed else 1)
-    report = rt.summarizer.record_many([(r.agent_id, r.message) for r in parsed])
+    with recorded_by(INGEST), recorded_from(files):
+        report = rt.summarizer.record_many([(r.agent_id, r.message) for r in parsed])
     raised = f"; {clamped} timestamp(s) raised to the previous message's" if clamped else ""
     click.echo(
         f"stored {report.stored} message(s), skipped {report.skipped} already stored, "
@@ -116,6 +109,13 @@ def ingest(
     )
     if failed:
         raise SystemExit(2)
+
+
+def _file_source(source: str, fmt: str) -> AgentSource:
+    """An ingested file as its agents remember it: its absolute path (none for stdin) and format."""
+    from summarizer.domain.agent_source import INGEST, AgentSource
+
+    return AgentSource(INGEST, None if source == "-" else os.path.abspath(source), fmt)
 
 
 def _report_unreadable(source: str, fmt: str, notes: ReadNotes) -> None:
@@ -174,12 +174,13 @@ def _report_read(
     if len(notes.warnings) < notes.skipped + notes.orphan_results:
         click.echo(f"warning: {source}: only the first {len(notes.warnings)} problems are named", err=True)
     if not found:
-        if not hint and (fmt == "claude-code" or notes.detected.startswith("claude-code")):
-            hint = " (sub-agent events are skipped: --sidechains agent keeps them)"
+        read_as = fmt if fmt != "auto" else notes.detected.split(" ", 1)[0]
+        if not hint and read_as:
+            hint = format_named(read_as).nothing_found
         click.echo(f"error: no message found in {source}{hint}; nothing stored from it", err=True)
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def history(agent_id: str, as_json: bool) -> None:
@@ -199,7 +200,7 @@ def history(agent_id: str, as_json: bool) -> None:
             click.echo("\n".join(went))
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def context(agent_id: str, as_json: bool) -> None:
@@ -222,7 +223,7 @@ def context(agent_id: str, as_json: bool) -> None:
         click.echo(f"[{m.kind.value}]{detail} {m.content}")
 
 
-@click.group()
+@click.group(cls=AgentIdGroup)
 def agent() -> None:
     """Create agents, fork them, set their window budgets and summary instructions."""
 
@@ -237,8 +238,11 @@ def agent() -> None:
 )
 def agent_create(agent_id: str, budget: int | None, parent: str | None) -> None:
     """Create AGENT_ID (a no-op when it exists)."""
+    from summarizer.domain.agent_source import CLI, recorded_by
+
     rt = open_runtime()
-    rt.summarizer.create_agent(agent_id, budget=budget, parent=parent)
+    with recorded_by(CLI):
+        rt.summarizer.create_agent(agent_id, budget=budget, parent=parent)
     click.echo(f"agent {agent_id} ready")
 
 
@@ -268,8 +272,8 @@ def agent_instructions(agent_id: str, text: str | None, clear: bool) -> None:
     """Add TEXT to what the model is asked when it summarizes AGENT_ID ('-' reads it from stdin)."""
     if clear == (text is not None):
         raise click.UsageError("give either TEXT or --clear")
-    if text == "-":
-        text = sys.stdin.read()
+    if text is not None:
+        text = text_or_stdin(text, "the summary instructions")
     rt = open_runtime()
     rt.summarizer.set_instructions(agent_id, None if clear else text)
     click.echo(f"agent {agent_id} summary instructions {'cleared' if clear else 'set'}")

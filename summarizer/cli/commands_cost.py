@@ -11,10 +11,12 @@ from decimal import Decimal, InvalidOperation
 
 import click
 
+from summarizer.cli.dash_ids import AgentIdCommand
 from summarizer.cli.params import AGENT_ID
 from summarizer.cli.runtime import current_settings
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.clock import utcnow
+from summarizer.domain.usd_text import parse_usd as usd_amount
 from summarizer.service.costs import (
     GROUPINGS,
     MAX_BUDGET_USD,
@@ -63,7 +65,7 @@ def report_text(report: CostReport, window: str) -> str:
     return "\n".join(lines)
 
 
-@click.command("cost")
+@click.command("cost", cls=AgentIdCommand)
 @click.argument("agent_id", required=False, type=AGENT_ID)
 @click.option("--since", "since", default="7d", show_default=True, help="Window: 90m, 24h, 7d, 2w...")
 @click.option("--by", "by", type=click.Choice(GROUPINGS), default="day", show_default=True)
@@ -81,17 +83,29 @@ def cost(agent_id: str | None, since: str, by: By, as_json: bool) -> None:
     click.echo(report_text(report, format_duration(seconds)))
 
 
+def _a_number(text: str) -> bool:
+    if "_" in text:
+        return False
+    try:
+        Decimal(text)
+    except InvalidOperation:
+        return False
+    return True
+
+
 def parse_usd(text: str) -> Decimal | None:
     """A budget in USD (`5`, `0.25`, `$12.50`), or None for none/off/clear."""
-    cleaned = text.strip().removeprefix("$").replace(",", "")
-    if cleaned.lower() in CLEAR_WORDS:
+    if text.strip().lower() in CLEAR_WORDS:
         return None
     try:
-        amount = Decimal(cleaned)
-    except InvalidOperation:
-        raise click.BadParameter(
-            f"expected an amount in USD such as 5 or 0.25, or none; got {text!r}"
-        ) from None
+        amount = usd_amount(text)
+    except ValueError as exc:
+        if _a_number(text.strip().removeprefix("$")):  # -1, NaN, 1e12: numbers, none of them a budget
+            raise click.BadParameter(
+                f"a daily budget is between 0 and {MAX_BUDGET_USD:,} USD, written with digits and at most "
+                f"one decimal point; got {text!r}"
+            ) from None
+        raise click.BadParameter(f"expected an amount in USD such as 5 or 0.25, or none; {exc}") from None
     if not amount.is_finite() or amount < 0 or amount > MAX_BUDGET_USD:
         raise click.BadParameter(f"a daily budget is between 0 and {MAX_BUDGET_USD:,} USD, got {text!r}")
     return amount
@@ -108,7 +122,7 @@ def budget_text(budget: AgentBudget) -> str:
     return f"agent {budget.agent_id} has {cap}; spent today: ${usd_text(budget.spent_today_usd)}"
 
 
-@click.command("budget-cost")
+@click.command("budget-cost", cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("usd")
 @click.option("--json", "as_json", is_flag=True, help="Print the agent's budget as JSON.")

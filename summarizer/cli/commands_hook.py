@@ -4,7 +4,10 @@ Claude Code runs a hook command with the event's JSON on stdin. One command serv
 `SessionStart` prints the tiered summary as `additionalContext` in the JSON the hooks spec defines (so
 the session starts knowing what earlier sessions did); `Stop`, `SubagentStop`, `PreCompact` and
 `SessionEnd` record what the transcript at `transcript_path` gained since the last time (the same
-followed-file positions as `summarizer watch`: nothing twice, nothing lost). Codex CLI's `notify`
+followed-file positions as `summarizer watch`: nothing twice, nothing lost). A Claude Code transcript
+gets the agent `watch --per` gives it (the project's folder, or each session's id), so a hook and a
+watcher given the same --per record a file for the same agent; a file already recorded for another
+agent stays with it, said on stderr. Codex CLI's `notify`
 program gets a JSON argument after each turn; `hook codex` records that thread's rollout. Gemini CLI's
 hooks send the same kind of event JSON as Claude Code's (`SessionStart` takes `additionalContext` too;
 `AfterAgent`, `PreCompress` and `SessionEnd` record its session file, a JSON document it rewrites in
@@ -14,7 +17,9 @@ A hook never blocks the agent. To Claude Code and Gemini CLI, exit status 2 mean
 Stop then keeps the session going with stderr as its feedback; Gemini CLI blocks the turn); any other
 non-zero status is a non-blocking error they show and go past. So whatever stdin, the arguments or the
 SUMMARIZER_* settings hold, a failure is one line on stderr and exit status 1, never 2 and never a
-traceback. A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (those
+traceback. A database that is down or slow is no failure of the agent's turn: one line and exit status
+0, the transcript kept at its recorded position for the next event; and a hook ends within
+HOOK_BUDGET_S whatever the database does. A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (those
 `summarizer watch` follows: Claude Code's `$CLAUDE_CONFIG_DIR/projects`, Gemini CLI's `~/.gemini/tmp`,
 Codex's `$CODEX_HOME/sessions`, each under the home when its variable is unset or empty) and those named
 in SUMMARIZER_HOOK_LOG_FOLDERS is refused before anything of it is read or kept.
@@ -22,9 +27,11 @@ in SUMMARIZER_HOOK_LOG_FOLDERS is refused before anything of it is read or kept.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -32,12 +39,19 @@ from typing import Any, NoReturn
 import click
 
 from summarizer.cli.runtime import current_settings
+from summarizer.ingest.formats import claude_code as claude_code_format
+from summarizer.ingest.formats import codex as codex_format
+from summarizer.ingest.formats import gemini_cli as gemini_cli_format
+from summarizer.ingest.formats.registry import hooked
 from summarizer.ingest.jsontext import DocumentError, loads_json
 
 RECORDING_EVENTS = frozenset({"Stop", "SubagentStop", "PreCompact", "SessionEnd"})
 GEMINI_RECORDING_EVENTS = frozenset({"AfterAgent", "PreCompress", "SessionEnd"})
 MAX_EVENT_BYTES = 1 << 20
 MAX_LINE_CHARS = 500
+HOOK_BUDGET_S = 30.0
+"""The longest a hook runs: well within the agents' own hook timeouts (60 s by default)."""
+LATER = "nothing is lost: the transcript is recorded from where it stopped by the next event"
 CONTEXT_HEADING = "Memory of earlier work in this project (summarizer):"
 
 
@@ -77,13 +91,26 @@ def _stdin() -> bytes:
 
 
 class _NeverBlocking(click.Group):
-    """Every failure of a hook command, its arguments' included (the group's own, a hook that does not
-    exist, none at all), is one line on stderr and exit status 1: to the agents, 2 means "block"."""
+    """The hooks of the formats that have one (`LogFormat.hook`), loaded when run. Every failure of a hook
+    command, its arguments' included (the group's own, a hook that does not exist, none at all), is one
+    line on stderr and exit status 1: to the agents, 2 means "block"."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(hooked())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = hooked().get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attribute = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args:
             _fail(
-                f"no hook named: give one of {', '.join(sorted(self.commands))} (see summarizer hook --help)"
+                f"no hook named: give one of {', '.join(self.list_commands(ctx))} (see summarizer hook --help)"
             )
         try:
             return super().parse_args(ctx, args)
@@ -91,6 +118,7 @@ class _NeverBlocking(click.Group):
             _fail(exc.format_message())
 
     def invoke(self, ctx: click.Context) -> Any:
+        _answer_within(HOOK_BUDGET_S)
         try:
             return super().invoke(ctx)
         except click.exceptions.Exit:
@@ -98,16 +126,33 @@ class _NeverBlocking(click.Group):
         except click.ClickException as exc:
             _fail(exc.format_message())
         except Exception as exc:
-            _fail(_reason(exc))
+            from summarizer import composition
+
+            outage = composition.database_outage(exc)
+            if outage is None:
+                _fail(_reason(exc))
+            _say(f"{outage}; {LATER}")
+            raise SystemExit(0) from None
+
+
+def _answer_within(seconds: float) -> None:
+    """Make sure the hook ends within `seconds` whatever the database does (a connection that hangs
+    mid-statement included): past them it says so in one line and exits 0. What was recorded is
+    committed with its position, what was not is recorded by a later event."""
+
+    def out_of_time() -> None:
+        _say(f"the database did not finish within {seconds:g} s; {LATER}")
+        sys.stderr.flush()
+        os._exit(0)  # stdout unflushed: no half-written answer
+
+    timer = threading.Timer(seconds, out_of_time)
+    timer.daemon = True
+    timer.start()
 
 
 def _reason(exc: Exception) -> str:
-    from summarizer import composition
     from summarizer.domain.errors import SummarizerError
 
-    outage = composition.database_outage(exc)
-    if outage is not None:
-        return outage
     if isinstance(exc, SummarizerError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
@@ -152,7 +197,7 @@ def _checked(path: Path | None, agent: str) -> Path | None:
     return None
 
 
-@hook.command("claude-code")
+@click.command(claude_code_format.FORMAT.name)
 @click.option(
     "--per",
     type=click.Choice(["project", "session"]),
@@ -162,7 +207,7 @@ def _checked(path: Path | None, agent: str) -> Path | None:
 )
 def claude_code(per: str) -> None:
     """Handle one Claude Code hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
-    _transcript_event(per, "claude-code", RECORDING_EVENTS, project_dir_names_agent=True)
+    _transcript_event(per, claude_code_format.FORMAT.name, RECORDING_EVENTS, project_dir_names_agent=True)
 
 
 def _transcript_event(
@@ -180,14 +225,18 @@ def _transcript_event(
         return
     path = _checked(given, fmt)
     agent = _hook_agent(event, path if project_dir_names_agent else None, per)
+    # Claude Code's transcripts get the agent `watch --per` gives them; Gemini CLI's folder is a hash of
+    # the project, so its hook names the agent from the working directory.
+    follow_agent, follow_per = (None, per) if project_dir_names_agent else (agent, "session")
     if name == "SessionStart":
-        _session_start(agent, path, fmt)
+        session = _hook_agent(event, None, "session")
+        _session_start(agent, path, fmt, (follow_agent, follow_per, session))
     elif given is None:
         _fail(f"{name}: the event has no transcript_path")
     elif path is None:
         raise SystemExit(1)
     else:
-        _record(path, fmt, agent)
+        _record(path, fmt, follow_agent, follow_per)
 
 
 def _hook_agent(event: dict[str, Any], path: Path | None, per: str) -> str | None:
@@ -206,7 +255,11 @@ def _hook_agent(event: dict[str, Any], path: Path | None, per: str) -> str | Non
     return project_agent_id(session) if isinstance(session, str) and session.strip() else None
 
 
-def _session_start(agent: str | None, path: Path | None, fmt: str) -> None:
+def _session_start(
+    agent: str | None, path: Path | None, fmt: str, rule: tuple[str | None, str, str | None]
+) -> None:
+    """`rule`: the follower's agent and --per, and the session's own agent (for a transcript recorded
+    for each session's agent)."""
     from summarizer import composition
 
     output: dict[str, Any] = {"hookEventName": "SessionStart"}
@@ -214,7 +267,10 @@ def _session_start(agent: str | None, path: Path | None, fmt: str) -> None:
         settings = current_settings()
         db = composition.open_database(settings)
         if path is not None and path.is_file():  # a resumed session: what it said before is recorded first
-            _follow(settings, db, path, fmt, agent)
+            done, filed = _follow(settings, db, path, fmt, rule[0], rule[1])
+            if done.problem:
+                _say(done.problem)
+            agent = filed if filed is not None else rule[2] or agent  # the agent it is recorded for
         summarizer = composition.build_summarizer(settings, db)
         if summarizer.store.agent_exists(agent):
             text, _version = summarizer.summary_text(agent)
@@ -222,26 +278,32 @@ def _session_start(agent: str | None, path: Path | None, fmt: str) -> None:
     click.echo(json.dumps({"hookSpecificOutput": output}))
 
 
-def _record(path: Path, fmt: str, agent: str | None) -> None:
+def _record(path: Path, fmt: str, agent: str | None, per: str = "session") -> None:
     from summarizer import composition
 
     if not path.is_file():
         _fail(f"no transcript at {path}")
     settings = current_settings()
-    done = _follow(settings, composition.open_database(settings), path, fmt, agent)
+    done, _filed = _follow(settings, composition.open_database(settings), path, fmt, agent, per)
     if done.problem:
         _say(done.problem)
     if done.failed:
         raise SystemExit(1)
 
 
-def _follow(settings: Any, db: Any, path: Path, fmt: str, agent: str | None) -> Any:
+def _follow(
+    settings: Any, db: Any, path: Path, fmt: str, agent: str | None, per: str
+) -> tuple[Any, str | None]:
+    """What following `path` did, and the agent the file is recorded for (None: each session's own)."""
     from summarizer.composition.follow import build_follower
+    from summarizer.domain.agent_source import HOOK, recorded_by
 
-    return build_follower(settings, db, fmt=fmt, agent=agent).follow(path)
+    with recorded_by(HOOK):
+        follower = build_follower(settings, db, fmt=fmt, agent=agent, per=per)
+        return follower.follow(path), follower.filed_agent(path)
 
 
-@hook.command("codex")
+@click.command(codex_format.FORMAT.name)
 @click.argument("payload", required=False)
 @click.option(
     "--per",
@@ -260,7 +322,7 @@ def codex(payload: str | None, per: str) -> None:
         _fail("the notify payload has no thread-id")
     from summarizer.service.follow import project_agent_id
 
-    folders = agent_log_folders("codex", current_settings().hook_log_folders)
+    folders = agent_log_folders(codex_format.FORMAT.name, current_settings().hook_log_folders)
     sessions = folders[0]
     ending = f"-{thread}.jsonl"  # matched literally: a thread id is never a file pattern
     found = sorted(
@@ -271,10 +333,10 @@ def codex(payload: str | None, per: str) -> None:
     cwd = event.get("cwd")
     project = Path(cwd).name if per == "project" and isinstance(cwd, str) and "\0" not in cwd else ""
     agent = project_agent_id(project) if project.strip() else None
-    _record(found[-1], "codex", agent)
+    _record(found[-1], codex_format.FORMAT.name, agent)
 
 
-@hook.command("gemini-cli")
+@click.command(gemini_cli_format.FORMAT.name)
 @click.option(
     "--per",
     type=click.Choice(["project", "session"]),
@@ -285,4 +347,6 @@ def codex(payload: str | None, per: str) -> None:
 def gemini_cli(per: str) -> None:
     """Handle one Gemini CLI hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
     # Gemini's session files sit under a hash of the project, not a directory named after it.
-    _transcript_event(per, "gemini-cli", GEMINI_RECORDING_EVENTS, project_dir_names_agent=False)
+    _transcript_event(
+        per, gemini_cli_format.FORMAT.name, GEMINI_RECORDING_EVENTS, project_dir_names_agent=False
+    )

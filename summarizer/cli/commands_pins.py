@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 import click
 
-from summarizer.cli.params import AGENT_ID
+from summarizer.cli.dash_ids import AgentIdCommand
+from summarizer.cli.params import AGENT_ID, text_or_stdin
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import pins_document, pins_text
 
@@ -18,7 +18,7 @@ def cli_actor() -> str:
     return f"cli:{os.environ.get('USER') or os.environ.get('USERNAME') or 'unknown'}"
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("text")
 @click.option(
@@ -26,15 +26,14 @@ def cli_actor() -> str:
 )
 def pin(agent_id: str, text: str, name: str | None) -> None:
     """Keep TEXT word for word at the head of AGENT_ID's summary ('-' reads it from stdin)."""
-    if text == "-":
-        text = sys.stdin.read()
+    text = text_or_stdin(text, "the pin text")
     rt = open_runtime()
     made = rt.summarizer.pin(agent_id, text, name=name, by=cli_actor())
     room = rt.summarizer.steering.room(agent_id)
     click.echo(f"pinned {made.name!r} for agent {agent_id} ({room:,} token(s) left for pins)")
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("name")
 def unpin(agent_id: str, name: str) -> None:
@@ -44,7 +43,7 @@ def unpin(agent_id: str, name: str) -> None:
     click.echo(f"unpinned {gone.name!r} from agent {agent_id}")
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def pins(agent_id: str, as_json: bool) -> None:

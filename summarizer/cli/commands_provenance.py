@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from summarizer.cli.dash_ids import AgentIdCommand, AgentIdGroup
 from summarizer.cli.params import AGENT_ID, COUNT, VERSION
 from summarizer.cli.runtime import open_runtime
 from summarizer.engine.model import SummaryItem
@@ -33,7 +34,7 @@ def ledger_lines(entries: list[LedgerEntry]) -> list[str]:
     return lines
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def provenance(agent_id: str, as_json: bool) -> None:
@@ -65,7 +66,7 @@ def diff_json(d: VersionDiff) -> dict[str, Any]:
     }
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("older", type=VERSION)
 @click.argument("newer", type=VERSION)
@@ -90,7 +91,7 @@ def diff(agent_id: str, older: int, newer: int, as_json: bool) -> None:
         click.echo("no items added, removed or merged, no pins changed")
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("version", type=VERSION)
 def rollback(agent_id: str, version: int) -> None:
@@ -99,7 +100,7 @@ def rollback(agent_id: str, version: int) -> None:
     click.echo(f"{agent_id}: version {new.version} holds the {len(new.items)} item(s) of version {version}")
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 def resummarize(agent_id: str) -> None:
     """Rebuild AGENT_ID's summary from its stored history with the current model, in the background; the
@@ -118,7 +119,7 @@ def resummarize(agent_id: str) -> None:
         )
 
 
-@click.group()
+@click.group(cls=AgentIdGroup)
 def versions() -> None:
     """The kept versions of summaries."""
 

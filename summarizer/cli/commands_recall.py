@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
+from summarizer.cli.dash_ids import AgentIdCommand
 from summarizer.cli.params import AGENT_ID
 from summarizer.cli.runtime import open_runtime
 from summarizer.domain.kinds import KIND_NAMES
@@ -14,7 +15,7 @@ from summarizer.domain.recall import MAX_LIMIT, InvalidQuery, parse_when
 from summarizer.recall_views import recall_json, recall_text
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.argument("query")
 @click.option(

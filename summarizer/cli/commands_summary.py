@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
+from summarizer.cli.dash_ids import AgentIdCommand
 from summarizer.cli.params import AGENT_ID, VERSION
 from summarizer.cli.runtime import open_runtime
 from summarizer.engine.tiers import KEEP_FOR_DAYS
@@ -26,7 +27,7 @@ def parse_now(value: str | None) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-@click.command()
+@click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--now", "now_text", metavar="TS", help="Render relative times as of this ISO-8601 moment.")

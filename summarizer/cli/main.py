@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "hook": "summarizer.cli.commands_hook:hook",
     "context": "summarizer.cli.commands_conversation:context",
     "agent": "summarizer.cli.commands_conversation:agent",
+    "agents": "summarizer.cli.commands_agents:agents",
     "summary": "summarizer.cli.commands_summary:summary",
     "age": "summarizer.cli.commands_summary:age",
     "provenance": "summarizer.cli.commands_provenance:provenance",
@@ -83,7 +84,7 @@ def _load(target: str) -> click.Command:
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="summarizer")
+@click.version_option(package_name="tiered-summarizer")
 def cli() -> None:
     """Sliding-window conversation store and background summary workers for long-running LLM agents."""
 

@@ -1,7 +1,8 @@
 """The fleet endpoints the operator's page reads: the agent list and update runs over time.
 
 `GET /v1/agents` is open to every token: a scoped token lists only the agents its scope covers.
-`GET /v1/stats/series` sees the whole fleet, so only an unscoped token may call it.
+`GET /v1/stats/series` and `GET /v1/fleet/agents` (`summarizer agents`) see the whole fleet, so only an
+unscoped token may call them.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from fastapi import APIRouter, Depends, Query
 
 from summarizer.http.auth import Operator, Principal, current_principal
 from summarizer.http.operator_routes import BAD_QUERY, ERRORS, window_seconds
-from summarizer.http.schemas import AgentListed, SeriesOut
+from summarizer.http.schemas import AgentListed, AgentOverviewPage, SeriesOut
 from summarizer.http.wiring import ApiServices, services
+from summarizer.storage.agent_listing import AgentOrder
 from summarizer.storage.values import MAX_BUCKETS
 
 Services = Annotated[ApiServices, Depends(services)]
@@ -57,6 +59,24 @@ def agents(
     rows = wired.fleet.agents(prefix=effective, contains=q, after=after, limit=limit)
     # A scope without a trailing `/` is one exact id, which sorts first among the ids it starts.
     return [row.to_json() for row in rows if principal.may_see(row.agent_id)]
+
+
+@router.get("/fleet/agents", response_model=AgentOverviewPage, responses=BAD_QUERY)
+def fleet_agents(
+    _: Operator,
+    wired: Services,
+    sort: Annotated[AgentOrder, Query(description="activity: most recently active first; id")] = "activity",
+    after: Annotated[
+        str | None, Query(max_length=200, description="The previous page's `next_after`")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_AGENTS_PAGE, description="Page size")] = 100,
+) -> dict[str, Any]:
+    """Every agent with its source, message and exchange counts, summary size, last activity, parked
+    state and open alerts (`summarizer agents --json`): one indexed query a page."""
+    rows = wired.fleet.agent_page(order=sort, after=after, limit=limit + 1)
+    page = rows[:limit]
+    more = len(rows) > limit
+    return {"agents": [r.to_json() for r in page], "next_after": page[-1].agent_id if more else None}
 
 
 @router.get("/stats/series", response_model=SeriesOut, responses=BAD_QUERY)

@@ -235,6 +235,33 @@ class AgentListed(Document):
     summary_tokens: int | None
 
 
+class AgentSourceOut(Document):
+    kind: str | None = Field(description="watch | ingest | hook | cli | api; null: created before 0018")
+    path: str | None = Field(description="The log file the agent was first recorded from")
+    format: str | None
+
+
+class AgentOverview(Document):
+    agent_id: str
+    source: AgentSourceOut
+    messages: int
+    exchanges: int
+    window_tokens: int
+    summary_version: int | None
+    summary_tokens: int | None
+    created_at: str
+    last_message_at: str | None
+    last_activity_at: str = Field(description="The newest message's time, else the creation time")
+    queue_state: str | None
+    parked: bool
+    open_alerts: int
+
+
+class AgentOverviewPage(Document):
+    agents: list[AgentOverview]
+    next_after: str | None = Field(description="Pass as `after` for the next page; null: this was the last")
+
+
 class SeriesBucket(Document):
     start: str
     completed: int

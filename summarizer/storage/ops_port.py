@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from summarizer.domain.alert_records import AlertRecord
 from summarizer.domain.update_stats import UpdateStats
+from summarizer.storage.agent_listing import AgentListing, AgentOrder
 from summarizer.storage.values import AgentRow, AlertDraft, Bucket, MetricFigures
 
 # ----- alerts -------------------------------------------------------------------------------------------
@@ -55,6 +56,11 @@ class FleetReader(Protocol):
     ) -> list[AgentRow]: ...
 
     def series(self, *, since: datetime, until: datetime, buckets: int) -> list[Bucket]: ...
+
+    def agent_page(self, *, order: AgentOrder, after: str | None, limit: int) -> list[AgentListing]:
+        """`summarizer agents`: at most `limit` agents in `order` after the agent `after`, each with its
+        source, counts, summary size, last activity, queue state and open alerts (one statement)."""
+        ...
 
 
 class MetricsReader(Protocol):

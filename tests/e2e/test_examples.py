@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -145,3 +146,58 @@ def test_langchain_example_runs_its_conversation_through_the_middleware(memory: 
     last_request = model.requests[-1]
     assert "A-1001" in str(last_request[1].content)  # the first question, brought back by the middleware
     assert len(last_request) == 1 + 4 + 4 + 1  # system prompt, two turns with a tool call each, the question
+
+
+def _order_script() -> list[fake_chat_completions.Reply]:
+    """The support conversation both framework examples hold: a tool call and an answer per order, then
+    the question whose answer needs the first turn."""
+    return [
+        fake_chat_completions.tool_call_reply("order_status", {"order_id": "A-1001"}),
+        fake_chat_completions.text_reply("It arrives on Friday."),
+        fake_chat_completions.tool_call_reply("order_status", {"order_id": "A-1002"}),
+        fake_chat_completions.text_reply("That one arrives on Friday too."),
+        fake_chat_completions.text_reply("You asked about A-1001 first."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("script", "settings"),
+    [
+        ("langchain_agent.py", {}),
+        ("openai_agents_session.py", {"EXAMPLE_OPENAI_API": "chat_completions"}),
+    ],
+)
+def test_the_framework_examples_run_as_written_against_a_fake_openai(
+    tmp_path: Path, script: str, settings: dict[str, str]
+) -> None:
+    with FakeChatCompletionsAPI(models=["gpt-4.1-nano"]) as api:
+        api.script(*_order_script())
+        env = {
+            "OPENAI_BASE_URL": api.base_url,
+            "OPENAI_API_KEY": "test",
+            "OPENAI_AGENTS_DISABLE_TRACING": "1",
+            "EXAMPLE_MODEL": ("openai:" if script.startswith("langchain") else "") + "gpt-4.1-nano",
+            **settings,
+        }
+        out = _run(script, tmp_path, env)
+        bodies = [r.body for r in api.chat_requests()]
+    assert out.strip().endswith("You asked about A-1001 first.")
+    assert {body["model"] for body in bodies} == {"gpt-4.1-nano"}  # EXAMPLE_MODEL chose it
+    assert "A-1001" in json.dumps(bodies[-1]["messages"])  # the memory brought the first turn back
+    assert (tmp_path / ".summarizer").is_dir()
+
+
+def test_every_example_says_what_it_needs_and_takes_its_model_from_the_environment() -> None:
+    for script in sorted(EXAMPLES.glob("*.py")):
+        text = script.read_text(encoding="utf-8")
+        head = text.split('"""')[1]
+        assert "Needs:" in head, script.name
+        assert "Environment:" in head, script.name
+        assert "EXAMPLE_MODEL" in head, script.name
+        assert 'os.environ.get("EXAMPLE_MODEL"' in text, script.name
+
+
+def test_the_anthropic_example_defaults_to_a_model_its_sdk_does_not_retire() -> None:
+    from anthropic.resources.messages.messages import DEPRECATED_MODELS
+
+    assert _load("raw_anthropic").MODEL not in DEPRECATED_MODELS

@@ -15,6 +15,8 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, case, func, select
 
+from summarizer.storage.agent_listing import AgentListing, AgentOrder
+from summarizer.storage.sql.agent_list import agent_page
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.schema import agents, summaries, summary_runs
 from summarizer.storage.sql.schema import summary_update_queue as queue
@@ -94,3 +96,7 @@ class SqlFleetView:
     def series(self, *, since: datetime, until: datetime, buckets: int) -> list[Bucket]:
         with self._db.read() as conn:
             return run_series(conn, since=since, until=until, buckets=buckets)
+
+    def agent_page(self, *, order: AgentOrder, after: str | None, limit: int) -> list[AgentListing]:
+        with self._db.read() as conn:
+            return agent_page(conn, order=order, after=after, limit=limit)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
+from summarizer.domain.agent_source import WATCH, AgentSource, recorded_from
 from summarizer.domain.clock import utcnow
 from summarizer.domain.followed import FilePosition
 from summarizer.domain.messages import NewMessage
@@ -57,7 +58,9 @@ class SqlFollowStore:
             "state": dict(position.state),
             "updated_at": utcnow(),
         }
-        with values_checked(), self.db.write() as conn:  # refused: rolled back, the position kept
+        came_from = AgentSource(WATCH, path, position.format)
+        files = {agent_id: came_from for agent_id, _ in records}
+        with values_checked(), recorded_from(files), self.db.write() as conn:  # refused: rolled back
             report = self.store.record_in(conn, records, keep_first=True)
             conn.execute(for_connection(conn, _UPSERT), values)
         return report

@@ -20,7 +20,7 @@ from summarizer.storage.sql.database import Database
 if TYPE_CHECKING:
     from alembic.config import Config
 
-SCHEMA_HEAD = "0017"
+SCHEMA_HEAD = "0018"
 """The newest migration's revision (tests/integration/test_migrations.py checks it against migrations/)."""
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -74,12 +74,16 @@ def current_revision(db: Database) -> str | None:
 
 
 def _at_head(db: Database) -> bool:
-    """Whether the database is at `SCHEMA_HEAD`, by one SELECT (False when it has no schema yet)."""
-    try:
-        with db.read() as conn:
-            versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    except DBAPIError:  # no alembic_version table: a database without the schema
-        return False
+    """Whether the database is at `SCHEMA_HEAD`, by one SELECT (False when it has no schema yet). A
+    database that cannot be reached, or does not answer in time, raises: it is not asked twice."""
+    with db.engine.connect() as conn:
+        try:
+            with conn.begin():
+                versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+        except DBAPIError as exc:  # no alembic_version table: a database without the schema
+            if exc.connection_invalidated or getattr(exc.orig, "sqlstate", None) == "57014":
+                raise
+            return False
     return versions == [SCHEMA_HEAD]
 
 

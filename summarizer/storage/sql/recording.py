@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Integer, RowMapping, and_, bindparam, or_, select, update
 
+from summarizer.domain.agent_source import source_of
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import TokenCounter, message_tokens
@@ -190,10 +191,21 @@ def insert_agents(
                 "window_budget": budget,
                 "unsummarized_since": None,
                 **fresh,
+                **_source_values(agent_id),
             }
             for agent_id in chunk
         ]
         conn.execute(ensure.values(values))
+
+
+def _source_values(agent_id: str) -> dict[str, str | None]:
+    """Where the agent comes from, as the front end recording it said (domain/agent_source.py)."""
+    source = source_of(agent_id)
+    return {
+        "source": source.kind,
+        "source_path": source.path,
+        "source_format": source.format[:20] if source.format else None,
+    }
 
 
 # ----- host ids -----------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    func,
     text,
 )
 
@@ -62,8 +63,18 @@ agents = Table(
     Column("now_item", Boolean, nullable=True),
     # Cost (migration 0017): the agent's own daily budget in micro-dollars (NULL: the default setting).
     Column("cost_budget_micros", BigInteger, nullable=True),
+    # Source (migration 0018): the front end that created the agent (watch | ingest | hook | api; NULL:
+    # created before 0018) and the log file it came from (domain/agent_source.py).
+    Column("source", String(20), nullable=True),
+    Column("source_path", String(1000), nullable=True),
+    Column("source_format", String(20), nullable=True),
     Index(None, "unsummarized_since"),
 )
+
+AGENT_ACTIVITY = func.coalesce(agents.c.last_created_at, agents.c.created_at)
+"""An agent's last activity: its newest message's time, else when it was created."""
+# `summarizer agents` pages by last activity (migration 0018): one index range per page.
+Index("ix_agents_activity", AGENT_ACTIVITY, agents.c.id)
 
 TODO_CALLS = "kind = 'tool_call' AND name IN ('TodoWrite', 'update_plan', 'write_todos')"
 """The todo-list tool calls the "Now" pin reads (engine/now_item.py's TODO_TOOLS), as the predicate of their
@@ -199,6 +210,7 @@ alerts = Table(
     Column("acknowledged_at", UTCDateTime(), nullable=True),
     Column("delivery", Json, nullable=False),
     Index(None, "kind", "agent_id", "resolved_at"),
+    Index(None, "agent_id", "resolved_at"),  # an agent's open alerts (migration 0018)
 )
 
 # The LLM provider's circuit breaker, one row per provider, shared by every worker of the fleet: while it
