@@ -1,19 +1,22 @@
 """The composition root's LLM side: the adapter, the token counter and the engine, built from Settings.
 
-Adapters take only their `ProviderConfig`; nothing under summarizer/llm reads Settings."""
+Providers are chosen through their descriptors (llm/providers/registry.py): each names the Settings
+attributes that make its `ProviderConfig`, and builds its adapter from that config alone; nothing under
+summarizer/llm reads Settings."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
 
 from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
 from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
-from summarizer.llm.fake import FakeLLM, parse_faults
-from summarizer.llm.offline import OfflineLLM
 from summarizer.llm.provider_config import ProviderConfig
 from summarizer.llm.provider_health import ProviderHealth
+from summarizer.llm.providers.anthropic import ANTHROPIC
+from summarizer.llm.providers.base import Provider
+from summarizer.llm.providers.registry import provider_named
 from summarizer.settings import LLMChoice, Settings, SettingsError
 
 COUNT_TOKENS_TIMEOUT = 10.0
@@ -26,56 +29,39 @@ def chosen_llm(settings: Settings) -> LLMChoice:
     return LLMChoice.ANTHROPIC if settings.anthropic_api_key else LLMChoice.OFFLINE
 
 
+def provider_config(settings: Settings, provider: Provider) -> ProviderConfig:
+    """The provider's own config: the Settings attributes its descriptor names, and the shared timeout and
+    retries."""
+    names = provider.settings
+    return ProviderConfig(
+        model=_setting(settings, names.model),
+        api_key=_setting(settings, names.api_key),
+        base_url=_setting(settings, names.base_url),
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+        options={name: _setting(settings, name) for name in names.options},
+    )
+
+
+def _setting(settings: Settings, name: str) -> str:
+    return str(getattr(settings, name)) if name else ""
+
+
 def anthropic_config(settings: Settings) -> ProviderConfig:
-    return ProviderConfig(
-        model=settings.model,
-        api_key=settings.anthropic_api_key,
-        base_url=settings.anthropic_base_url,
-        timeout=settings.llm_timeout,
-        max_retries=settings.llm_max_retries,
-    )
-
-
-def openai_config(settings: Settings) -> ProviderConfig:
-    return ProviderConfig(
-        model=settings.openai_model,
-        api_key=settings.openai_api_key,
-        base_url=settings.openai_base_url,
-        timeout=settings.llm_timeout,
-        max_retries=settings.llm_max_retries,
-    )
+    return provider_config(settings, ANTHROPIC)
 
 
 def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
     """One provider's adapter, without any fallback; with SUMMARIZER_MERGE_MODEL, the merge and full
     rungs go to that model of the same provider (llm/rungs.py)."""
-    session = _provider(settings, choice)
-    if not settings.merge_model or choice not in (LLMChoice.ANTHROPIC, LLMChoice.OPENAI):
+    provider = provider_named(str(choice))
+    config = provider_config(settings, provider)
+    session = provider.build(config)
+    if not settings.merge_model or not provider.takes_merge_model:
         return session
     from summarizer.llm.rungs import RungLLM
 
-    cheaper = settings.model_copy(
-        update={"model": settings.merge_model, "openai_model": settings.merge_model}
-    )
-    return RungLLM(session, _provider(cheaper, choice))
-
-
-def _provider(settings: Settings, choice: LLMChoice) -> LLM:
-    if choice is LLMChoice.ANTHROPIC:
-        from summarizer.llm.anthropic_adapter import AnthropicLLM  # the SDK costs seconds to import
-
-        return AnthropicLLM.from_config(anthropic_config(settings))
-    if choice is LLMChoice.OPENAI:
-        from summarizer.llm.openai_adapter import OpenAILLM
-
-        return OpenAILLM.from_config(openai_config(settings))
-    if choice is LLMChoice.FAKE:
-        return FakeLLM(
-            latency=settings.fake_llm_latency,
-            faults=parse_faults(settings.fake_llm_faults),
-            outage_file=Path(settings.fake_llm_outage_file) if settings.fake_llm_outage_file else None,
-        )
-    return OfflineLLM()
+    return RungLLM(session, provider.build(replace(config, model=settings.merge_model)))
 
 
 def build_llm(settings: Settings, health: ProviderHealth | None = None) -> LLM:
@@ -102,11 +88,12 @@ def build_token_counter(settings: Settings) -> TokenCounter:
         from summarizer.llm.anthropic_adapter import make_client
         from summarizer.llm.anthropic_counter import PROCESS_CACHE, AnthropicTokenCounter
 
+        config = anthropic_config(settings)
         client = make_client(
-            min(settings.llm_timeout, COUNT_TOKENS_TIMEOUT),
+            min(config.timeout, COUNT_TOKENS_TIMEOUT),
             max_retries=0,
-            api_key=settings.anthropic_api_key,
-            base_url=settings.anthropic_base_url,
+            api_key=config.api_key,
+            base_url=config.base_url,
         )
         return AnthropicTokenCounter(client, settings.model, cache=PROCESS_CACHE)
     return ByteEstimateCounter()

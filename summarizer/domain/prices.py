@@ -55,15 +55,24 @@ def _price(input_: str, output: str, cache_read: str, cache_write: str) -> Model
     return ModelPrice(Decimal(input_), Decimal(output), Decimal(cache_read), Decimal(cache_write))
 
 
-# List prices on PRICES_TAKEN_ON. Anthropic: platform.claude.com/docs/en/about-claude/pricing (base input,
-# 5-minute cache writes, cache hits, output). OpenAI: its API pricing page (input, cached input, output;
-# OpenAI bills no cache write beyond the input price).
-DEFAULT_PRICES: Mapping[str, ModelPrice] = {
+# List prices on PRICES_TAKEN_ON, one table per provider (each provider's descriptor in summarizer/llm/providers
+# names its table). Anthropic: platform.claude.com/docs/en/about-claude/pricing (base input, 5-minute cache
+# writes, cache hits, output). OpenAI: its API pricing page (input, cached input, output; OpenAI bills no
+# cache write beyond the input price).
+ANTHROPIC_PRICES: Mapping[str, ModelPrice] = {
     "claude-haiku-4-5": _price("1", "5", "0.10", "1.25"),
+}
+OPENAI_PRICES: Mapping[str, ModelPrice] = {
     "gpt-4o-mini": _price("0.15", "0.60", "0.075", "0.15"),
     "gpt-4o": _price("2.50", "10", "1.25", "2.50"),
-    "offline-extractive": FREE,
-    "fake-llm": FREE,
+}
+OFFLINE_PRICES: Mapping[str, ModelPrice] = {"offline-extractive": FREE}
+FAKE_PRICES: Mapping[str, ModelPrice] = {"fake-llm": FREE}
+DEFAULT_PRICES: Mapping[str, ModelPrice] = {
+    **ANTHROPIC_PRICES,
+    **OPENAI_PRICES,
+    **OFFLINE_PRICES,
+    **FAKE_PRICES,
 }
 
 

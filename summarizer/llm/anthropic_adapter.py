@@ -1,8 +1,9 @@
 """The LLM port over the official Anthropic SDK, with forced tool use.
 
-Failures are sorted into the engine's two error classes here, and only here, so nothing outside this
-module knows SDK exception types. The SDK's own retries are kept small (the worker owns retries with
-backoff and knows about the queue); the SDK would otherwise sleep through any retry-after the API asks for.
+`ERRORS` tells the shared classification (provider_errors.classify) which SDK exception means what, so
+nothing outside this module knows SDK exception types. The SDK's own retries are kept small (the worker
+owns retries with backoff and knows about the queue); the SDK would otherwise sleep through any
+retry-after the API asks for.
 """
 
 from __future__ import annotations
@@ -11,40 +12,26 @@ from typing import Any
 
 import anthropic
 
-from summarizer.engine.ports import (
-    AnswerUnusable,
-    LLMAnswer,
-    LLMPermanentError,
-    LLMRequest,
-    LLMTransientError,
-)
+from summarizer.engine.ports import AnswerUnusable, LLMAnswer, LLMRequest
 from summarizer.llm.provider_config import ProviderConfig
-from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
+from summarizer.llm.provider_errors import MissingCredentials, SdkErrors, classify, retry_after_seconds
 
-__all__ = ["AnthropicLLM", "classify", "make_client", "retry_after_seconds"]
-
-TRANSIENT_STATUSES = frozenset({408, 409, 429})
+__all__ = ["ERRORS", "AnthropicLLM", "make_client", "retry_after_seconds"]
 
 
-def classify(error: anthropic.AnthropicError) -> LLMTransientError | LLMPermanentError:
-    """The engine error for an SDK error."""
-    if isinstance(error, anthropic.CredentialsError):
-        return MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {error}")
-    if isinstance(error, anthropic.APITimeoutError):
-        return LLMTransientError(f"request timed out: {error}")
-    if isinstance(error, anthropic.APIConnectionError):
-        return ProviderUnreachable(f"connection error: {error}")
-    if isinstance(error, anthropic.APIStatusError):
-        status = error.status_code
-        detail = error.api_message or str(error)
-        if status >= 500 or status in TRANSIENT_STATUSES:
-            return LLMTransientError(
-                f"HTTP {status}: {detail}",
-                status=status,
-                retry_after=retry_after_seconds(error.response.headers),
-            )
-        return LLMPermanentError(f"HTTP {status}: {detail}", status=status)
-    return LLMPermanentError(f"{type(error).__name__}: {error}")
+def _api_message(error: anthropic.APIStatusError) -> str:
+    return error.api_message or str(error)
+
+
+ERRORS = SdkErrors(
+    base=anthropic.AnthropicError,
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    status=anthropic.APIStatusError,
+    api_message=_api_message,
+    no_credentials="no Anthropic credentials (set ANTHROPIC_API_KEY)",
+    credentials=(anthropic.CredentialsError,),
+)
 
 
 def make_client(
@@ -57,7 +44,7 @@ def make_client(
             api_key=api_key or None, base_url=base_url or None, timeout=timeout, max_retries=max_retries
         )
     except anthropic.AnthropicError as exc:
-        raise classify(exc) from exc
+        raise classify(exc, ERRORS) from exc
 
 
 _EPHEMERAL: Any = {"type": "ephemeral"}
@@ -108,9 +95,9 @@ class AnthropicLLM:
         try:
             model = self._client.models.retrieve(self.model)
         except anthropic.AnthropicError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, ERRORS) from exc
         except TypeError as exc:
-            raise MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
+            raise MissingCredentials(f"{ERRORS.no_credentials}: {exc}") from exc
         return f"model {model.id} available"
 
     def complete(self, request: LLMRequest) -> LLMAnswer:
@@ -124,12 +111,12 @@ class AnthropicLLM:
                 tool_choice={"type": "tool", "name": request.tool_name},
             )
         except anthropic.AnthropicError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, ERRORS) from exc
         except TypeError as exc:
             # The SDK raises a bare TypeError when it finds no credentials at all.
             if "authentication" not in str(exc):
                 raise
-            raise MissingCredentials(f"no Anthropic credentials (set ANTHROPIC_API_KEY): {exc}") from exc
+            raise MissingCredentials(f"{ERRORS.no_credentials}: {exc}") from exc
         try:
             return self._answer(message, request.tool_name)
         except (AttributeError, TypeError) as exc:  # a 200 whose body is not the API's JSON (a proxy's page)

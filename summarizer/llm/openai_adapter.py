@@ -2,8 +2,9 @@
 
 Ollama, vLLM, llama.cpp's server and most gateways speak the same protocol at their own base URL. The
 model is made to call the operations tool (`tool_choice` names the function); its `arguments` arrive as a
-JSON string and are parsed here, as untrusted text. Failures map to the engine's two error classes the
-way the Anthropic adapter maps them, and nothing outside this module knows the SDK's exception types.
+JSON string and are parsed here, as untrusted text. `ERRORS` tells the shared classification
+(provider_errors.classify) which SDK exception means what, so nothing outside this module knows the SDK's
+exception types.
 """
 
 from __future__ import annotations
@@ -21,31 +22,11 @@ from summarizer.engine.ports import (
     LLMTransientError,
 )
 from summarizer.llm.provider_config import ProviderConfig
-from summarizer.llm.provider_errors import MissingCredentials, ProviderUnreachable, retry_after_seconds
+from summarizer.llm.provider_errors import MissingCredentials, SdkErrors, classify
 
-TRANSIENT_STATUSES = frozenset({408, 409, 429})
 NO_KEY = "no-key"
 """Sent as the bearer token to a server at OPENAI_BASE_URL when no key is set (local servers want none)."""
 NO_CREDENTIALS = "no OpenAI credentials (set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server)"
-
-
-def classify(error: openai.OpenAIError) -> LLMTransientError | LLMPermanentError:
-    """The engine error for an SDK error."""
-    if isinstance(error, openai.APITimeoutError):
-        return LLMTransientError(f"request timed out: {error}")
-    if isinstance(error, openai.APIConnectionError):
-        return ProviderUnreachable(f"connection error: {error.__cause__ or error}")
-    if isinstance(error, openai.APIStatusError):
-        status = error.status_code
-        detail = _api_message(error)
-        if status >= 500 or status in TRANSIENT_STATUSES:
-            return LLMTransientError(
-                f"HTTP {status}: {detail}",
-                status=status,
-                retry_after=retry_after_seconds(error.response.headers),
-            )
-        return LLMPermanentError(f"HTTP {status}: {detail}", status=status)
-    return LLMPermanentError(f"{type(error).__name__}: {error}")
 
 
 def _api_message(error: openai.APIStatusError) -> str:
@@ -55,6 +36,17 @@ def _api_message(error: openai.APIStatusError) -> str:
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
             return str(inner["message"])
     return str(error.message)
+
+
+ERRORS = SdkErrors(
+    base=openai.OpenAIError,
+    timeout=openai.APITimeoutError,
+    connection=openai.APIConnectionError,
+    status=openai.APIStatusError,
+    api_message=_api_message,
+    no_credentials=NO_CREDENTIALS,
+    connection_cause=True,
+)
 
 
 def make_client(config: ProviderConfig) -> openai.OpenAI | None:
@@ -92,7 +84,7 @@ class OpenAILLM:
         try:
             offered = [model.id for model in client.models.list()]
         except openai.OpenAIError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, ERRORS) from exc
         except ValueError as exc:
             raise LLMTransientError(f"unreadable response body: {exc}") from exc
         if self.model not in offered:
@@ -123,7 +115,7 @@ class OpenAILLM:
                 **limit,
             )
         except openai.OpenAIError as exc:
-            raise classify(exc) from exc
+            raise classify(exc, ERRORS) from exc
         except ValueError as exc:  # a 200 whose body is not JSON (a proxy's error page)
             raise AnswerUnusable(f"the body is not the API's JSON: {exc}", cause="not_api_json") from exc
         try:
