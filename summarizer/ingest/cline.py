@@ -19,8 +19,9 @@ pairs them instead.
 - A user message opens a new exchange when it holds the user's words: `<feedback>` or `<answer>` (the
   reply to a completion or a question), `<user_message>` (resuming a task), or plain text with no result;
   `<feedback>` beside the result of a call (why an edit was denied) continues the exchange.
-  Cline's own notices (`[ERROR] You did not use a tool`, `[TASK RESUMPTION]` without a message, reminders)
-  continue the exchange; beside the user's words they are left out.
+  Cline's own notices (`[ERROR] You did not use a tool`, `[TASK RESUMPTION]` without a message, reminders
+  such as `# TODO LIST UPDATE REQUIRED`) are no one's turn: a `mark` of the running exchange (metadata,
+  never sent to the summarizing model); beside the user's words they are left out.
 - `<environment_details>` blocks (the editor state Cline appends to each user message) are left out of
   what is stored, as are thinking blocks; an image stands in as `[image]`.
 
@@ -158,12 +159,7 @@ class ClineTask:
             words, turn = [reply for reply in replies if reply], True
         if words:  # Cline's own notices beside the user's words are left out
             rest = [part for part in rest if not is_notice(part)]
-        text = "\n".join(part.strip() for part in words + rest)
-        if not text:
-            return results
-        # Feedback on a call (a denied edit) steers the running exchange; other words open a new one.
-        opens = turn or (not results and (bool(words) or not all(is_notice(part) for part in rest)))
-        return [*results, Draft(Kind.USER, text, continues_exchange=not opens)]
+        return [*results, *_said(words, rest, opens=turn or not results)]
 
     def _answer(self, segment: tuple[str | None, str]) -> Draft | None:
         """The segment as the result of a waiting call (one of the tool it names first), if it is one."""
@@ -191,6 +187,18 @@ class ClineTask:
             raise Problem(f"{label}.content must be a string or an array of blocks, got {json_type(content)}")
         is_error = block.get("is_error") is True or failed(text)
         return Draft(Kind.TOOL_RESULT, text, tool_call_id=call_id, is_error=is_error)
+
+
+def _said(words: list[str], rest: list[str], *, opens: bool) -> list[Draft]:
+    """The user's words (and any other text) as a prompt, opening an exchange when `opens` (feedback on a
+    call, a denied edit, steers the running one); Cline's own notices alone as a mark of the running
+    exchange, nobody's turn."""
+    text = "\n".join(part.strip() for part in words + rest)
+    if not text:
+        return []
+    if not words and all(is_notice(part) for part in rest):
+        return [Draft(Kind.MARK, text)]
+    return [Draft(Kind.USER, text, continues_exchange=not opens)]
 
 
 def _segments(blocks: list[_Block]) -> list[tuple[str | None, str]]:

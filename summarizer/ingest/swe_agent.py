@@ -7,6 +7,13 @@ function calling, each of its `tool_calls` (id, name, JSON arguments) is a `tool
 message answers the calls its `tool_call_ids` name; in the older layout the `action` text is the call
 (named after its first word, the whole command as input) and the user message that follows it is its
 observation (`tool_result`). The agent is the file's name (its instance id) unless `--agent` names one.
+
+The `trajectory` (one step per action: `thought`, `action`, `observation`) holds the last step whole, where
+`history` often lacks it (the function-calling layout leaves out the final `submit`) or lacks its
+observation (the older layout never shows the patch `submit` returns). So the last step is read from the
+trajectory: it follows the history message that completes the step before it, and history's own copy of
+it, if any, is passed over. Its call is named after the action's first word, with the whole action as
+input; a blank observation is no result.
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
-LAYOUT = Layout(array_keys=("history",))
+LAYOUT = Layout(array_keys=("history",), system_key="trajectory")
+"""`history` gives the messages; the `trajectory` comes first, as one item, for its last step."""
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
@@ -35,8 +43,21 @@ class Trajectory:
         self.pending: list[str] = []
         """Calls of the last action (older layout) that wait for their observation."""
         self.calls = 0
+        self.last_step: tuple[Mapping[str, Any], int, str] | None = None
+        """The trajectory's last step, its number (1-based) and where it is, until it is recorded."""
+        self.steps = 0
+        """Actions of history so far (demonstrations aside)."""
+        self.open_calls: set[str] = set()
+        """Calls of the latest function-calling action that wait for their `tool` message."""
+        self.finished = False
+        """The last step is recorded: what history holds after it is its copy."""
 
     def feed(self, item: Item) -> list[IngestRecord]:
+        if item.system:
+            self._keep_last_step(item.value.get("system"), item.where)
+            return []
+        if self.finished:
+            return []
         message = item.value
         reject_nul(message)
         role = message.get("role")
@@ -47,7 +68,54 @@ class Trajectory:
         if self.agent is None:
             raise Problem("no agent: the trajectory is read from stdin; pass --agent")
         extras = Extras(agent_id=self.agent, created_at=None, host_id=None, tokens=None)
-        return finish(self._drafts(message, str(role)), extras, item.where)
+        records = finish(self._drafts(message, str(role)), extras, item.where)
+        if self.last_step is not None and self._completes_step(message, self.last_step[1] - 1):
+            step, number, where = self.last_step
+            self.last_step, self.finished = None, True
+            records.extend(finish(self._step_drafts(step, number), extras, where))
+        return records
+
+    def _keep_last_step(self, steps: object, where: str) -> None:
+        if not isinstance(steps, list):
+            raise Problem(f"'trajectory' must be a list of steps, got {json_type(steps)}")
+        if not steps:
+            return
+        last = steps[-1]
+        if not isinstance(last, Mapping):
+            raise Problem(f"trajectory[{len(steps) - 1}] must be an object, got {json_type(last)}")
+        reject_nul(last)
+        self.last_step = (last, len(steps), f"{where}[{len(steps) - 1}]")
+
+    def _completes_step(self, message: Mapping[str, Any], number: int) -> bool:
+        """Whether `message`, just read, completes action `number` of history (0: the issue to solve)."""
+        if self.steps != number or message.get("is_demo") is True:
+            return False
+        role = message.get("role")
+        if number == 0:
+            return role == "user"
+        if role == "assistant":  # an action nothing answers
+            return not self.pending and not self.open_calls
+        return role in ("user", "tool") and not self.pending and not self.open_calls
+
+    def _step_drafts(self, step: Mapping[str, Any], number: int) -> list[Draft]:
+        """The last trajectory step: its thought, its action as a call, its observation as the result."""
+        thought, action, observation = (_text(step.get(key)) for key in ("thought", "action", "observation"))
+        drafts = [Draft(Kind.ASSISTANT, thought)] if thought.strip() else []
+        command = action.strip()
+        if command:
+            call_id = f"action-{number}"
+            drafts.append(
+                Draft(
+                    Kind.TOOL_CALL,
+                    "",
+                    tool_call_id=call_id,
+                    name=command.split()[0],
+                    input={"command": command},
+                )
+            )
+            if observation.strip():
+                drafts.append(Draft(Kind.TOOL_RESULT, observation, tool_call_id=call_id))
+        return drafts
 
     def _drafts(self, message: Mapping[str, Any], role: str) -> list[Draft]:
         text = _text(message.get("content"))
@@ -57,6 +125,7 @@ class Trajectory:
             ids = message.get("tool_call_ids")
             if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
                 raise Problem("a tool message needs 'tool_call_ids' as a list of strings")
+            self.open_calls.difference_update(ids)
             return [Draft(Kind.TOOL_RESULT, text, tool_call_id=i) for i in ids]
         if role == "user":
             if self.pending:  # the older layout: the observation of the last action
@@ -67,11 +136,13 @@ class Trajectory:
         return self._action(message, text)
 
     def _action(self, message: Mapping[str, Any], text: str) -> list[Draft]:
+        self.steps += 1
         drafts = [Draft(Kind.ASSISTANT, text)] if text else []
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
             for index, call in enumerate(calls):
                 drafts.append(_function_call(call, index))
+            self.open_calls = {d.tool_call_id for d in drafts if d.tool_call_id is not None}
             return drafts
         action = message.get("action")
         if isinstance(action, str) and action.strip():

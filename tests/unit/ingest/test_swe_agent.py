@@ -26,11 +26,16 @@ def test_the_function_calling_layout_pairs_every_call_by_its_id() -> None:
     kinds = Counter(r.message.kind for r in records)
     assert kinds[Kind.SYSTEM] == 1
     assert kinds[Kind.USER] == 1  # the issue: one exchange
-    assert kinds[Kind.TOOL_CALL] == sum(len(m.get("tool_calls") or []) for m in history) == 4
-    assert kinds[Kind.TOOL_RESULT] == sum(1 for m in history if m["role"] == "tool") == 4
+    # history holds four steps; the fifth, submit, is in the trajectory alone
+    assert sum(len(m.get("tool_calls") or []) for m in history) == 4
+    assert kinds[Kind.TOOL_CALL] == kinds[Kind.TOOL_RESULT] == kinds[Kind.ASSISTANT] == 5
     calls = [r.message for r in records if r.message.kind is Kind.TOOL_CALL]
     results = [r.message for r in records if r.message.kind is Kind.TOOL_RESULT]
     assert [c.tool_call_id for c in calls] == [r.tool_call_id for r in results]
+    assert (calls[-1].tool_call_id, calls[-1].name) == ("action-5", "submit")
+    assert "diff --git a/tests/missing_colon.py" in results[-1].content
+    assert results[-1].where is not None
+    assert results[-1].where.endswith("trajectory[4]")
     assert calls[0].name == "find_file"
     assert calls[0].input == {"file_name": "missing_colon.py"}
     assert notes.unpaired_calls == 0
@@ -47,8 +52,11 @@ def test_the_older_layout_takes_each_observation_as_the_result_of_the_action_bef
     assert kinds[Kind.USER] == 1
     assert kinds[Kind.ASSISTANT] == len(actions) == 5
     assert kinds[Kind.TOOL_CALL] == 5
-    assert kinds[Kind.TOOL_RESULT] == 4  # the last action, submit, has no observation in the file
-    assert notes.unpaired_calls == 1
+    assert kinds[Kind.TOOL_RESULT] == 5  # the last one, submit's patch, from the trajectory
+    assert notes.unpaired_calls == 0
+    last = [r.message for r in records[-2:]]
+    assert [m.kind for m in last] == [Kind.TOOL_CALL, Kind.TOOL_RESULT]
+    assert last[1].content.startswith("\ndiff --git a/tests/missing_colon.py")
     first_call = next(r.message for r in records if r.message.kind is Kind.TOOL_CALL)
     assert (first_call.name, first_call.input) == ("find_file", {"command": 'find_file "missing_colon.py"'})
     assert {r.agent_id for r in records} == {"swe-run"}
