@@ -19,7 +19,9 @@ non-zero status is a non-blocking error they show and go past. So whatever stdin
 SUMMARIZER_* settings hold, a failure is one line on stderr and exit status 1, never 2 and never a
 traceback. A database that is down or slow is no failure of the agent's turn: one line and exit status
 0, the transcript kept at its recorded position for the next event; and a hook ends within
-HOOK_BUDGET_S whatever the database does. A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (those
+HOOK_BUDGET_S whatever the database does.
+
+A hook reads only agent logs: a `transcript_path` outside the agent's own log folders (those
 `summarizer watch` follows: Claude Code's `$CLAUDE_CONFIG_DIR/projects`, Gemini CLI's `~/.gemini/tmp`,
 Codex's `$CODEX_HOME/sessions`, each under the home when its variable is unset or empty) and those named
 in SUMMARIZER_HOOK_LOG_FOLDERS is refused before anything of it is read or kept.
@@ -118,7 +120,7 @@ class _NeverBlocking(click.Group):
             _fail(exc.format_message())
 
     def invoke(self, ctx: click.Context) -> Any:
-        _answer_within(HOOK_BUDGET_S)
+        deadline = _answer_within(HOOK_BUDGET_S)
         try:
             return super().invoke(ctx)
         except click.exceptions.Exit:
@@ -133,21 +135,25 @@ class _NeverBlocking(click.Group):
                 _fail(_reason(exc))
             _say(f"{outage}; {LATER}")
             raise SystemExit(0) from None
+        finally:
+            deadline.cancel()
 
 
-def _answer_within(seconds: float) -> None:
+def _answer_within(seconds: float) -> threading.Timer:
     """Make sure the hook ends within `seconds` whatever the database does (a connection that hangs
     mid-statement included): past them it says so in one line and exits 0. What was recorded is
-    committed with its position, what was not is recorded by a later event."""
+    committed with its position, what was not is recorded by a later event. The caller cancels the
+    timer when the hook is done (so a hook run inside another program does not end that program)."""
 
     def out_of_time() -> None:
-        _say(f"the database did not finish within {seconds:g} s; {LATER}")
+        _say(f"stopped after {seconds:g} s (a slow database or a long transcript); {LATER}")
         sys.stderr.flush()
         os._exit(0)  # stdout unflushed: no half-written answer
 
     timer = threading.Timer(seconds, out_of_time)
     timer.daemon = True
     timer.start()
+    return timer
 
 
 def _reason(exc: Exception) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from pathlib import Path
@@ -16,7 +17,7 @@ from summarizer.cli.watch_live import LiveWatch, roots
 from summarizer.cli.watch_output import Shown
 from summarizer.composition.follow import build_follower
 from summarizer.ingest.follow import DOCUMENT_FORMATS, FOLLOWED_FORMATS
-from summarizer.ingest.log_folders import AIDER_NOTE, DEFAULT_FOLDERS_SHOWN, default_directories
+from summarizer.ingest.log_folders import DEFAULT_FOLDERS_SHOWN, FOLDER_NOTES, default_directories
 
 WATCH_FORMATS = (
     "auto",
@@ -27,7 +28,7 @@ WATCH_FORMATS = (
 
 
 @click.command()
-@click.argument("directories", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.argument("directories", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -61,7 +62,7 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
 
     A file that cannot be read or recorded is reported once on stderr and tried again when it changes;
     every other file keeps being followed. A watched directory that is deleted is watched for until it
-    comes back. A database that cannot be reached is reported once and tried again, with a backoff of up
+    comes back, and one named before it exists until it appears (--once: an error). A database that cannot be reached is reported once and tried again, with a backoff of up
     to 30 s, until it is back (said on stderr); nothing read is lost or recorded twice meanwhile. With
     --once the exit status is 0 when any file could be read (failures on stderr), 1 when none could or
     the database cannot be reached.
@@ -69,7 +70,10 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
     dirs = list(directories) or default_directories()
     if not dirs:
         defaults = ", ".join(DEFAULT_FOLDERS_SHOWN)
-        raise click.UsageError(f"no directory to watch: give one (none of {defaults} exists; {AIDER_NOTE})")
+        raise click.UsageError(f"no directory to watch: give one (none of {defaults} exists; {FOLDER_NOTES})")
+    missing = [d for d in directories if not os.path.lexists(d)]
+    if once and missing:
+        raise click.UsageError(f"{missing[0]}: no such file or folder")
     settings = current_settings()
     if once:
         shown = Shown()
@@ -88,6 +92,8 @@ def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: st
     signal.signal(signal.SIGTERM, stop_on)
     signal.signal(signal.SIGINT, stop_on)
     shown = Shown(stop)
+    for d in missing:
+        click.echo(f"warning: {d} does not exist yet: read once it appears", err=True)
     db = shown.patiently(lambda: composition.open_database(settings))
     if db is None:
         return

@@ -1,8 +1,9 @@
 """`summarizer watch` after its catch-up: following the file system's change events until told to stop.
 
 Each folder that can be listed is watched on its own (one folder that cannot be would make a recursive
-watch fail whole); the watch is set up again whenever a root is deleted, replaced or comes back, a folder
-appears, or a folder that could not be listed changes. Once a watch is in place, what was written while it
+watch fail whole); the watch is set up again whenever a root is deleted, replaced, comes back or appears for the first
+time (one named before it existed), a watched folder is deleted (made again at once, as `git clean` and a
+restore do, it may keep its inode), a folder appears, or a folder that could not be listed changes. Once a watch is in place, what was written while it
 was set up is caught up on, and that one walk of the roots also gives the folders the next watch is set up
 on: setting a watch up again walks the roots once.
 """
@@ -121,6 +122,9 @@ class LiveWatch:
         """Follow the files `changes` name; False when the watch must be set up again (or `stop`)."""
         import watchfiles
 
+        gone = {Path(p) for change, p in changes if change == watchfiles.Change.deleted}
+        if gone & armed:  # a watched folder deleted: made again at once it may keep its inode, so
+            return False  # its identity alone would not tell; watch again and catch up
         touched = {Path(p) for change, p in changes if change != watchfiles.Change.deleted}
         for path in sorted(p for p in touched if is_log_name(p.name) and not p.is_dir()):
             if self.shown.follow(self.follower, path) is None:
@@ -159,5 +163,7 @@ def _say_roots(before: Roots, after: Roots) -> None:
             continue
         if known is None:
             click.echo(f"warning: {root} is gone: watching for it to come back", err=True)
+        elif before[root] is None:
+            click.echo(f"{root} is there: reading it", err=True)
         else:
-            click.echo(f"{root} is there again: reading it", err=True)
+            click.echo(f"{root} was replaced: reading it again", err=True)

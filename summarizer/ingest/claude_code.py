@@ -2,9 +2,10 @@
 
 Each line is an event (now and then two written on one line, both read). `user` and `assistant` events
 carry one Anthropic Messages API message (an assistant reply is often split over several events that share
-its `msg_` id, one content block each); the other known event types (summaries, snapshots, queue
-operations, progress) are bookkeeping and are skipped without a word, as are `isMeta` lines (text the tool
-injects, not the user's), except the expansion of a slash command or skill the user just ran, which is
+its `msg_` id, one content block each). Queued prompts, task notifications, hook output and titles
+(`queue-operation`, `attachment`, `custom-title`) are read as `claude_code_queue` says; the other known
+event types (summaries, snapshots, progress) are bookkeeping and are skipped without a word, as are
+`isMeta` lines (text the tool injects, not the user's), except the expansion of a slash command or skill the user just ran, which is
 the user's request and opens the exchange. A line of a type not known is skipped, counted, and named once
 per file. A compaction boundary and `/clear` are stored as `clear`; other slash commands (`/compact`
 included: its boundary already cleared) as `command`. The notes Claude Code writes when the user stops a
@@ -25,6 +26,7 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.anthropic_format import parse_anthropic
+from summarizer.ingest.claude_code_queue import Asides, is_notification
 from summarizer.ingest.containers import Item
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
@@ -134,7 +136,7 @@ def _command(message: Mapping[str, Any]) -> Draft | None:
     if text is None:
         return None
     stripped = text.strip()
-    if stripped in INTERRUPTS:
+    if stripped in INTERRUPTS or is_notification(stripped):
         return Draft(Kind.MARK, stripped)
     if stripped in CLEARING_COMMANDS:
         return Draft(Kind.CLEAR, stripped)
@@ -204,6 +206,7 @@ class ClaudeCodeReader:
         self._first_unknown: dict[str, str] = {}
         self._named: list[str] = []
         """Unknown types named in an earlier read of the same (followed) file: not named again."""
+        self._asides = Asides()
 
     def state(self) -> dict[str, Any]:
         """What the next line's judgement depends on, to resume reading a followed file."""
@@ -213,6 +216,7 @@ class ClaudeCodeReader:
             "command": self._command,
             "recent": list(self._seen),
             "unknown_types": named[:MAX_UNKNOWN_TYPES],
+            **self._asides.state(),
         }
 
     def resume(self, kept: Mapping[str, Any]) -> None:
@@ -222,6 +226,7 @@ class ClaudeCodeReader:
         self._seen = {u: None for u in recent if isinstance(u, str)} if isinstance(recent, list) else {}
         named = kept.get("unknown_types")
         self._named = [t for t in named if isinstance(t, str)] if isinstance(named, list) else []
+        self._asides.resume(kept)
 
     def unknown_report(self) -> list[tuple[str, str]]:
         """Where and what to say of the unknown line types met: the first line of each type, and how many
@@ -237,6 +242,8 @@ class ClaudeCodeReader:
         if isinstance(kind, str) and kind not in KNOWN_EVENTS:
             count_unknown(self.unknown_types, self._first_unknown, kind, where)
             return []
+        if isinstance(kind, str) and kind in _ASIDE_EVENTS:
+            return self._aside(obj, where)
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
         sidechain = obj.get("isSidechain") is True
@@ -250,6 +257,8 @@ class ClaudeCodeReader:
             and self._command is not None
             and parent == self._command
         )
+        if not sidechain and _opens_block(obj) and self._asides.queue.repeated(_prompt_text(obj)):
+            return []  # a queued prompt already stored from its queue line or attachment
         records = parse_claude_code_event(
             {**obj, "isMeta": False} if expansion else obj, self.default_agent, where, self.options
         )
@@ -274,6 +283,28 @@ class ClaudeCodeReader:
             is_command = len(records) == 1 and records[0].message.kind is Kind.COMMAND
             self._command = uuid if is_command else None
         return out
+
+    def _aside(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        """An attachment, a queue operation or a title: what it says of the running exchange, if anything."""
+        sidechain = obj.get("isSidechain") is True
+        if sidechain and self.options.sidechains is Sidechains.SKIP:
+            return []
+        draft, unknown = self._asides.draft(obj, opened=self._previous is not None)
+        if unknown is not None:
+            count_unknown(self.unknown_types, self._first_unknown, unknown, where)
+        if draft is None:
+            return []
+        reject_nul(obj)
+        return finish([draft], _extras(obj, self.default_agent, sidechain), where)
+
+
+_ASIDE_EVENTS = frozenset({"attachment", "queue-operation", "custom-title"})
+"""Line types read for what they say of the running exchange (never a prompt that opens one)."""
+
+
+def _prompt_text(obj: Mapping[str, Any]) -> str | None:
+    message = obj.get("message")
+    return _plain_text(message.get("content")) if isinstance(message, Mapping) else None
 
 
 def in_prompt_order(items: Iterable[Item]) -> Iterator[Item]:
@@ -306,7 +337,8 @@ def _opens_block(obj: Mapping[str, Any]) -> bool:
         return False
     message = obj.get("message")
     content = message.get("content") if isinstance(message, Mapping) else None
-    if _plain_text(content) is not None and str(_plain_text(content)).strip() in INTERRUPTS:
+    text = _plain_text(content)
+    if text is not None and (text.strip() in INTERRUPTS or is_notification(text)):
         return False
     if isinstance(content, str):
         return True

@@ -4,6 +4,11 @@ For `summarizer watch` and the coding-agent hooks. Each file is read from its re
 (`ingest/follow.py` reads only the lines added since, whole lines only, up to a checkpoint) and the new
 messages are recorded with the new position in one transaction (`FollowStore.record_followed`), so a
 crash or a restart resumes exactly where the last commit left: nothing is lost, nothing recorded twice.
+
+A file has one position and one agent, whoever reads it (`watch`, a hook): the agent its messages went to
+is kept with the position (FILED_AGENT), and a reader whose rule names another agent for the file (a
+`watch --per session` beside a hook's `--per project`) goes on recording it for that one and says so,
+so the file is never split between two agents and nothing is left out without a word.
 """
 
 from __future__ import annotations
@@ -11,22 +16,22 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from summarizer.domain.errors import SummarizerError
-from summarizer.ingest.aider import HISTORY_NAME as AIDER_HISTORY
-from summarizer.ingest.follow import (
-    CLINE_HISTORY_NAME,
-    MAX_DOCUMENT_BYTES,
-    FollowRead,
-    read_document,
-    read_new,
-)
+from summarizer.domain.followed import FilePosition
+from summarizer.ingest.follow import MAX_DOCUMENT_BYTES, FollowRead, read_document, read_new
+from summarizer.ingest.formats.registry import FORMATS
 from summarizer.ingest.path_agents import agent_from_name
 from summarizer.storage.port import FollowStore, IngestReport
 
 PER_CHOICES = ("session", "project")
+FILED_AGENT = "agent"
+"""The key of a position's state naming the agent the file is recorded for ("": each line's own session
+id); a position kept before it was recorded has none, and takes the reader's."""
+LOG_NAMES = frozenset[str]().union(*(f.log_names for f in FORMATS))
+"""Names of agent logs that are neither JSON Lines nor JSON (aider's Markdown history): read whole."""
 MAX_PROBLEM_CHARS = 400
 
 Signature = tuple[int, int, int, int, int]
@@ -80,12 +85,32 @@ class Follower:
         project in their path and stay one agent per session."""
         if self._agent is not None:
             return self._agent
-        if self._per != "project" or path.name.startswith("rollout-") or path.name == CLINE_HISTORY_NAME:
+        if self._per != "project" or _session_file(path.name):
             return None
         parent = path.resolve().parent
         if parent.name == "subagents":
             return project_agent_id(parent.parent.parent.name)
         return project_agent_id(parent.parent.name if parent.name == "chats" else parent.name)
+
+    def filed_agent(self, path: Path) -> str | None:
+        """The agent `path` is recorded for: the one kept with its position, or this follower's
+        (`agent_for`) when it has none yet; None: each line's own session id."""
+        return self._filed(path, self.store.followed(str(path.resolve())))[0]
+
+    def _filed(self, path: Path, position: FilePosition | None) -> tuple[str | None, str | None]:
+        """The agent to record `path` for, and what to say when this follower's rule names another."""
+        own = self.agent_for(path)
+        kept = position.state.get(FILED_AGENT) if position is not None else None
+        if not isinstance(kept, str):
+            return own, None
+        filed = kept or None
+        if filed == own:
+            return own, None
+        rule = f"--agent {self._agent}" if self._agent is not None else f"--per {self._per}"
+        return filed, (
+            f"{path}: recorded for {_agent_name(filed)} since it was first read, not for "
+            f"{_agent_name(own)} ({rule}): give `watch` and the hooks the same --per"
+        )
 
     def follow(self, path: Path) -> Followed:
         """Record what was added to `path` since the last time, in as many transactions as it takes. A file
@@ -117,18 +142,21 @@ class Follower:
         restarted = False
         problem: str | None = None
         while True:
-            read = self._read(path, key)
+            position = self.store.followed(key)  # a database outage is not the file's failure: it propagates
+            filed, other = self._filed(path, position)
+            read = self._read(path, position, filed)
             if read is None:
                 break
             restarted = restarted or read.restarted
             skipped += read.skipped_lines
-            problem = read.problem or problem
+            problem = read.problem or other or problem
             if read.position is None:
                 failed = read.problem is not None
                 return Followed(path, stored, skipped, restarted, tuple(sorted(agents)), problem, failed)
             try:
+                filed_at = replace(read.position, state={**read.position.state, FILED_AGENT: filed or ""})
                 report = self.store.record_followed(
-                    key, [(r.agent_id, r.message) for r in read.records], read.position
+                    key, [(r.agent_id, r.message) for r in read.records], filed_at
                 )
             except SummarizerError as exc:  # an agent id, a message or a value the store refuses
                 raise _Unreadable(_reason(path, exc)) from None
@@ -139,23 +167,20 @@ class Follower:
                 break
         return Followed(path, stored, skipped, restarted, tuple(sorted(agents)), problem)
 
-    def _read(self, path: Path, key: str) -> FollowRead | None:
-        """The next read of `path`: a JSON document log whole when it changed (read_document), a log of
-        lines from its kept offset (read_new); None when the file is gone."""
-        position = self.store.followed(key)  # a database outage is not the file's failure: it propagates
+    def _read(self, path: Path, position: FilePosition | None, agent: str | None) -> FollowRead | None:
+        """The next read of `path` from `position`, for `agent`: a JSON document log whole when it
+        changed (read_document), a log of lines from its kept offset (read_new); None when it is gone."""
         try:
-            if path.suffix == ".json" or path.name == AIDER_HISTORY:  # read whole when it changed
+            if path.suffix == ".json" or path.name in LOG_NAMES:  # read whole when it changed
                 return read_document(
                     path,
                     position,
                     fmt=self._fmt,
-                    agent=self.agent_for(path),
+                    agent=agent,
                     max_bytes=self._max_bytes,
                     max_document_bytes=self._max_document_bytes,
                 )
-            return read_new(
-                path, position, fmt=self._fmt, agent=self.agent_for(path), max_bytes=self._max_bytes
-            )
+            return read_new(path, position, fmt=self._fmt, agent=agent, max_bytes=self._max_bytes)
         except FileNotFoundError:
             return None
         except Exception as exc:  # any reader failure is this file's alone: the others are still followed
@@ -198,13 +223,22 @@ def log_files(
 
 def is_log_name(name: str) -> bool:
     """A file name (or path) of an agent log: JSON Lines, JSON, or an aider chat history."""
-    return name.endswith((".jsonl", ".json")) or os.path.basename(name) == AIDER_HISTORY
+    return name.endswith((".jsonl", ".json")) or os.path.basename(name) in LOG_NAMES
+
+
+def _session_file(name: str) -> bool:
+    """A log kept outside any project's folder (a Codex rollout, filed by date; a Cline task history)."""
+    return any(f.session_files is not None and f.session_files(name) for f in FORMATS)
 
 
 def project_agent_id(name: str) -> str:
     """A project folder's name as an agent id: the name itself, or, over the agent-id length limit (a deep
     working directory), its start and a hash of the whole, so two long names never share an agent."""
     return agent_from_name(name)
+
+
+def _agent_name(agent: str | None) -> str:
+    return f"agent {agent}" if agent is not None else "each session's own agent"
 
 
 def _reason(path: Path, exc: BaseException) -> str:
