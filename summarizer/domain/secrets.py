@@ -79,6 +79,11 @@ def register(values: Iterable[str]) -> None:
         _known_pattern = re.compile("|".join(re.escape(v) for v in alternatives)) if alternatives else None
 
 
+def known_values() -> frozenset[str]:
+    """The registered values (the same object until the next `register` or `forget_all` changes them)."""
+    return _known
+
+
 def forget_all() -> None:
     """Drop every registered value (tests that change settings within one process)."""
     global _known, _known_pattern

@@ -136,8 +136,7 @@ class ConversationStore:
 
     def count(self, message: NewMessage) -> int:
         """A message's token cost as this store counts it (of its text as it will be stored)."""
-        if self.config.mask_credentials:
-            message = mask_message(message)
+        message = mask_message(message, configured_only=not self.config.mask_credentials)
         return message_tokens(message, self._counter, self.config.provider, self.config.model)
 
     def _masked(self, records: Iterable[tuple[str, NewMessage]]) -> Iterable[tuple[str, NewMessage]]:
@@ -146,9 +145,8 @@ class ConversationStore:
         `record_in`, hence the API, ingest, hooks and `watch`) passes here before anything is counted,
         compared with a stored message or written."""
         fitted = ((agent_id, fit_identifiers(message)) for agent_id, message in records)
-        if not self.config.mask_credentials:
-            return fitted
-        return ((agent_id, mask_message(message)) for agent_id, message in fitted)
+        only = not self.config.mask_credentials  # the server's own configured secrets are masked even then
+        return ((agent_id, mask_message(message, configured_only=only)) for agent_id, message in fitted)
 
     def _count_one(self, message: NewMessage) -> int:
         return message_tokens(message, self._counter, self.config.provider, self.config.model)
