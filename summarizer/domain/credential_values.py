@@ -11,6 +11,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import pairwise
 
 MASK_PREFIX = "[secret:"
 MIN_TAIL_CHARS = 12
@@ -136,7 +137,38 @@ def looks_random(value: str, min_chars: int = 16) -> bool:
             any(not c.isalnum() for c in value),
         )
     )
-    return classes >= 3 and entropy(value) >= MIN_RANDOM_ENTROPY
+    return (
+        classes >= 3 and entropy(value) >= MIN_RANDOM_ENTROPY and _interleaved(value) and not _repeats(value)
+    )
+
+
+def _interleaved(value: str) -> bool:
+    """True when letters and digits mix the way generated material does: four switches between letters
+    and digits or more (`k3Vq9x`), or both cases with digits outside a path (`src/App.py42` is a file,
+    `thethefile-42` words followed by a number)."""
+    if "/" in value and "." in value:  # a path with a file name (base64 has no dots)
+        return False
+    kinds = [c.isdigit() for c in value if c.isalnum()]
+    switches = sum(1 for a, b in pairwise(kinds) if a != b)
+    if switches >= 4:
+        return True
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+def _repeats(value: str) -> bool:
+    """True when some three characters occur three times or more (`thethethe-42`): words said again, not
+    generated material, where a repeat that often is rare."""
+    seen: dict[str, int] = {}
+    for i in range(len(value) - 2):
+        gram = value[i : i + 3]
+        seen[gram] = seen.get(gram, 0) + 1
+        if seen[gram] >= 3:
+            return True
+    return False
 
 
 def secret_value(value: str) -> bool:

@@ -107,15 +107,19 @@ def mask_url(url: str) -> str:
 
 
 def redact(text: str) -> str:
-    """`text` with every registered secret value and every known credential shape masked."""
+    """`text` with every registered secret value and every known credential shape masked: the shapes
+    above, then every rule conversations are masked by (`credentials.mask_credentials`), so a log line,
+    an alert or an error never shows what a stored message would not."""
+    # Imported here: the conversation rules build on this module's registered values.
+    from summarizer.domain.credentials import mask_credentials
+
     known = _known_pattern
     if known is not None:
         text = known.sub(MASK, text)
-    if not _MIGHT_MATCH.search(text):
-        return text
-    for pattern, replacement in PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    if _MIGHT_MATCH.search(text):
+        for pattern, replacement in PATTERNS:
+            text = pattern.sub(replacement, text)
+    return mask_credentials(text)
 
 
 def redact_optional(text: str | None) -> str | None:

@@ -185,6 +185,8 @@ def test_a_megabyte_of_hostile_text_takes_well_under_a_second(hostile: str) -> N
 
 
 # Characters and words that cannot start a credential shape: any text made of them must come back as is.
+# The weak secret names (`key`, `auth`) are not among them: followed by `:` and generated-looking material
+# they are masked by design (tests/unit/domain/test_credentials_rules.py says when, and when not).
 _SAFE_WORDS = st.sampled_from(
     [
         "the",
@@ -207,8 +209,6 @@ _SAFE_WORDS = st.sampled_from(
         "ok",
         "run",
         "user",
-        "key",
-        "auth",
         "skip",
         "ask",
         "e",
