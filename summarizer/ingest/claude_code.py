@@ -5,8 +5,9 @@ carry one Anthropic Messages API message (an assistant reply is often split over
 its `msg_` id, one content block each). Queued prompts, task notifications, hook output and titles
 (`queue-operation`, `attachment`, `custom-title`) are read as `claude_code_queue` says; the other known
 event types (summaries, snapshots, progress) are bookkeeping and are skipped without a word, as are
-`isMeta` lines (text the tool injects, not the user's), except the expansion of a slash command or skill the user just ran, which is
-the user's request and opens the exchange. A line of a type not known is skipped, counted, and named once
+`isMeta` lines (text the tool injects, not the user's: the `<local-command-caveat>` note ahead of a local
+command's lines among them), except the expansion of a slash command or skill the user just ran, which is
+the user's request and opens the exchange. An assistant text of whitespace alone is no reply. A line of a type not known is skipped, counted, and named once
 per file. A compaction boundary and `/clear` are stored as `clear`; other slash commands (`/compact`
 included: its boundary already cleared) as `command`. The notes Claude Code writes when the user stops a
 turn (`[Request interrupted by user]`, `... for tool use]`) are a `mark` in the exchange they interrupt,
@@ -64,6 +65,8 @@ CLEARING_COMMANDS = frozenset({"/clear"})
 writes after the compaction summary would otherwise evict that summary."""
 _COMMAND_NAME = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
 _COMMAND_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
+CAVEAT = "<local-command-caveat>"
+"""How the `isMeta` note Claude Code writes ahead of a local command's lines begins: never a prompt."""
 INTERRUPTS = frozenset({"[Request interrupted by user]", "[Request interrupted by user for tool use]"})
 """The texts Claude Code writes as a user message when the user stops a turn."""
 
@@ -110,7 +113,13 @@ def parse_claude_code_event(
         records = parse_anthropic(inner, extras.agent_id, where)
     except Problem as problem:
         raise Problem(f"message: {problem.reason}") from None
-    return _with_extras(records, extras)
+    return _with_extras([r for r in records if not _blank_reply(r)], extras)
+
+
+def _blank_reply(record: IngestRecord) -> bool:
+    """An assistant text of whitespace alone (Claude Code streams a `"\\n\\n"` block ahead of the thinking
+    now and then): no reply; the calls of the same message are kept."""
+    return record.message.kind is Kind.ASSISTANT and not record.message.content.strip()
 
 
 def _extras(obj: Mapping[str, Any], default_agent: str | None, sidechain: bool) -> Extras:
@@ -180,8 +189,8 @@ def _with_extras(records: list[IngestRecord], extras: Extras) -> list[IngestReco
 class ClaudeCodeReader:
     """The transcript line by line, with what the line-by-line rules cannot see:
 
-    - the expanded prompt of a slash command or skill (an `isMeta` user line whose parent is the command's
-      line) is the user's request, stored as `user`;
+    - the expanded prompt of a slash command or skill (an `isMeta` user line whose parent is the line that
+      ran the command, not the one holding its output) is the user's request, stored as `user`;
     - a prompt whose parent is an earlier line than the one before it continues an earlier point of the
       conversation (a rewind, an edited prompt): a `rewind` marker naming that parent is stored before it,
       so the abandoned branch stays visible as such. Only a prompt can rewind: the results of parallel
@@ -256,6 +265,7 @@ class ClaudeCodeReader:
             and obj.get("type") == "user"
             and self._command is not None
             and parent == self._command
+            and not (_prompt_text(obj) or "").lstrip().startswith(CAVEAT)
         )
         if not sidechain and _opens_block(obj) and self._asides.queue.repeated(_prompt_text(obj)):
             return []  # a queued prompt already stored from its queue line or attachment
@@ -280,8 +290,7 @@ class ClaudeCodeReader:
             if len(self._seen) > BRANCH_MEMORY:
                 del self._seen[next(iter(self._seen))]
             self._previous = uuid
-            is_command = len(records) == 1 and records[0].message.kind is Kind.COMMAND
-            self._command = uuid if is_command else None
+            self._command = uuid if _runs_command(records) else None
         return out
 
     def _aside(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
@@ -300,6 +309,16 @@ class ClaudeCodeReader:
 
 _ASIDE_EVENTS = frozenset({"attachment", "queue-operation", "custom-title"})
 """Line types read for what they say of the running exchange (never a prompt that opens one)."""
+
+
+def _runs_command(records: list[IngestRecord]) -> bool:
+    """Whether the line is a slash command the user ran (not its printed output): the line its expansion,
+    if any, names as parent."""
+    return (
+        len(records) == 1
+        and records[0].message.kind is Kind.COMMAND
+        and _COMMAND_NAME.search(records[0].message.content) is not None
+    )
 
 
 def _prompt_text(obj: Mapping[str, Any]) -> str | None:

@@ -9,8 +9,8 @@ The layout is named by the manifest, never detected. The rules, per layout:
   `<local-command-caveat>`, `<bash-…>`) and not a background task's or shell's `<task-notification>` / `<bash-notification>` (a compaction
   summary, `isCompactSummary`, is the user-role message that opens the compacted context: a prompt); the `isMeta` text a slash command expands to (its parent is the command's
   line) is the prompt that command sends. A prompt typed while the agent was busy (`queue-operation`
-  `enqueue` with content) that never comes back as a user line and was not taken back (`popAll`,
-  `remove`) is a prompt too. A reply is an assistant message (its `message.id`) holding non-blank text,
+  `enqueue` with content) that never comes back as a user line is a prompt too, whatever became of it in
+  the queue: taken back (`popAll`, `remove`) before it was sent, it is still words the user typed. A reply is an assistant message (its `message.id`) holding non-blank text,
   written by a model (`<synthetic>` error notes left out). Each `tool_use` block is a call; each
   `tool_result` block answering a call of the file is a result.
 - codex (JSON Lines): `response_item` payloads. A prompt is an `event_msg` `user_message` (what was typed;
@@ -123,8 +123,6 @@ class _ClaudeSession:
         content = line.get("content")
         if line.get("operation") == "enqueue" and isinstance(content, str):
             self.queued.append(content)
-        elif line.get("operation") in ("popAll", "remove") and content in self.queued:
-            self.queued.remove(content)
 
     def assistant(self, message: dict[str, Any], blocks: list[dict[str, Any]], uuid: str) -> None:
         uses = [b for b in blocks if b.get("type") == "tool_use"]
