@@ -14,68 +14,27 @@ learns what to pass instead of reading a parser's complaint.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from summarizer.domain.errors import SummarizerError
-from summarizer.ingest.aider import looks_like_aider
-from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING
-from summarizer.ingest.cline import looks_like_cline
-from summarizer.ingest.codex import is_older_session_line
-from summarizer.ingest.copilot import looks_like_copilot_event
+from summarizer.ingest.formats.base import LogFormat
+from summarizer.ingest.formats.registry import FORMATS
 from summarizer.ingest.jsontext import loads_json, loads_sequence
 
 HEAD_BYTES = 1 << 20
 """How much of the input detection reads (it is read again from the start for parsing)."""
 HEAD_LINES = 64
 """How many JSON Lines lines detection looks through for one that carries a format's signature."""
-IMPORTABLE = (
-    "claude-code",
-    "codex",
-    "gemini-cli",
-    "opencode",
-    "openhands",
-    "swe-agent",
-    "cline",
-    "aider",
-    "copilot",
-    "canonical",
-    "openai",
-    "anthropic",
-    "responses",
-    "sharegpt",
-)
+IMPORTABLE = tuple(f.name for f in FORMATS if f.detectable)
+"""The formats detection tries, in its order."""
+OPENING_CHARS = 8192
+"""How much of a first line longer than the part read its opening keys are looked for in."""
 
 _KNOWN_BUT_NOT_IMPORTABLE: dict[str, str] = {}
 """First-line types of agent logs this version recognises but cannot import (none at present)."""
-
-_CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-
-
-_RESPONSES_ITEM_TYPES = frozenset(
-    {"function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output"}
-)
-
-
-_ANTHROPIC_BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "image",
-        "document",
-        "tool_use",
-        "tool_result",
-        "thinking",
-        "redacted_thinking",
-        "server_tool_use",
-        "mcp_tool_use",
-        "search_result",
-        "container_upload",
-    }
-)
-"""Messages API content blocks; any `*_tool_result` block (web search, web fetch, code execution, MCP)
-is one too."""
+_SETTLING: frozenset[str] = frozenset[str]().union(*(f.settles for f in FORMATS))
 
 
 class UndetectedFormat(SummarizerError, ValueError):
@@ -101,15 +60,18 @@ def detect(head: bytes, label: str) -> Detected:
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
     if not text:
         raise UndetectedFormat(f"{label}: the input is empty; nothing to detect a format from")
-    if text[0] not in "[{" and looks_like_aider(text):  # Markdown, not JSON
-        return Detected("aider", "an aider chat history ('# aider chat started at' lines)")
+    if text[0] not in "[{":  # Markdown, say, not JSON
+        for fmt in FORMATS:
+            reason = fmt.detect_text(text) if fmt.detect_text is not None else None
+            if reason is not None:
+                return Detected(fmt.name, reason)
     try:
         document = loads_json(text)
     except ValueError:
         found, shape = _from_lines(text, truncated=len(head) >= HEAD_BYTES)
     else:
         found, shape = _match(document), "one JSON document"
-        if isinstance(document, Mapping) and _claude_code_bookkeeping(document):  # one line so far
+        if isinstance(document, Mapping) and _bookkeeping(document) is not None:  # one line so far
             found, shape = _from_lines(text, truncated=False)
     if isinstance(found, Detected):
         return found
@@ -132,7 +94,7 @@ def _from_lines(text: str, *, truncated: bool) -> tuple[Detected | Miss | None, 
             return found, "JSON Lines whose first line is longer than the part read"
         return _match(_opening(text)), "one JSON document"
     nearest: Miss | None = None
-    bookkeeping: str | None = None
+    bookkeeping: tuple[LogFormat, str] | None = None
     values = 0
     for index, line in enumerate(lines):
         try:
@@ -141,18 +103,20 @@ def _from_lines(text: str, *, truncated: bool) -> tuple[Detected | Miss | None, 
             continue
         for value in on_line:
             values += 1
-            if isinstance(value, Mapping) and _claude_code_bookkeeping(value):
-                bookkeeping = bookkeeping or str(value.get("type"))
+            kept_by = _bookkeeping(value) if isinstance(value, Mapping) else None
+            if kept_by is not None:
+                bookkeeping = bookkeeping or (kept_by, str(value.get("type")))
                 continue
             found = _match(value)
             if isinstance(found, Detected):
-                if found.format == "openai" and isinstance(value, Mapping) and "type" not in value:
-                    return _responses_later(lines[index + 1 :]) or found, "JSON Lines"
+                if isinstance(value, Mapping) and _provisional(found, value):
+                    return _settled_later(lines[index + 1 :]) or found, "JSON Lines"
                 return found, "JSON Lines"
             nearest = nearest or found
     if bookkeeping is not None:
-        reason = f"Claude Code bookkeeping lines only so far (type {bookkeeping!r})"
-        return Detected("claude-code", reason), "JSON Lines"
+        owner, kind = bookkeeping
+        reason = f"{owner.title} bookkeeping lines only so far (type {kind!r})"
+        return Detected(owner.name, reason), "JSON Lines"
     if values == 0 and text[0] in "[{" and truncated:  # a document larger than the head: its opening
         return _match(_opening(text)), "one JSON document"
     if values == 0:
@@ -160,44 +124,43 @@ def _from_lines(text: str, *, truncated: bool) -> tuple[Detected | Miss | None, 
     return nearest, "JSON Lines"
 
 
-def _claude_code_bookkeeping(obj: Mapping[str, Any]) -> bool:
-    """A Claude Code line that carries no conversation (and so says little about the format)."""
+def _bookkeeping(obj: Mapping[str, Any]) -> LogFormat | None:
+    """The format a line that carries no conversation (and so says little) belongs to: one of its
+    bookkeeping types, without a `payload` or a `role`."""
     kind = obj.get("type")
-    return (
-        isinstance(kind, str)
-        and kind in CLAUDE_CODE_BOOKKEEPING
-        and "payload" not in obj
-        and "role" not in obj
-    )
+    if not isinstance(kind, str) or "payload" in obj or "role" in obj:
+        return None
+    return next((f for f in FORMATS if kind in f.bookkeeping), None)
 
 
-def _responses_later(lines: list[str]) -> Detected | None:
-    """A Responses input opens with a plain message: a typed item further on tells it from chat."""
+def _provisional(found: Detected, obj: Mapping[str, Any]) -> bool:
+    """Whether the format found on this line leaves the input's format open (see LogFormat.provisional)."""
+    fmt = next(f for f in FORMATS if f.name == found.format)
+    return fmt.provisional is not None and fmt.provisional(obj)
+
+
+def _settled_later(lines: list[str]) -> Detected | None:
+    """The format the first later line of a settling type shows (an untyped chat line opens an OpenAI
+    Responses input as well as a chat one: a typed item further on tells them apart)."""
     for line in lines:
         try:
             later = loads_json(line)
         except ValueError:
             return None
-        if isinstance(later, Mapping) and str(later.get("type")) in _RESPONSES_ITEM_TYPES:
+        if isinstance(later, Mapping) and str(later.get("type")) in _SETTLING:
             found = _match(later)
             return found if isinstance(found, Detected) else None
     return None
 
 
-_LINE_TYPE = re.compile(r'"type"\s*:\s*"([^"]{1,64})"')
-
-
 def _from_opening(line: str) -> Detected | Miss:
     """The format of a JSON Lines input whose first line is longer than the part read (a pasted image),
     from the keys at its start."""
-    start = line[:8192]
-    kind = _LINE_TYPE.search(start)
-    if kind is not None and kind.group(1) in _CODEX_LINE_TYPES and '"payload"' in start:
-        return Detected("codex", f"a Codex CLI rollout (type {kind.group(1)!r} with a payload)")
-    if '"sessionId"' in start and kind is not None:
-        return Detected(
-            "claude-code", f"Claude Code transcript events (type {kind.group(1)!r} with a session id)"
-        )
+    start = line[:OPENING_CHARS]
+    for fmt in FORMATS:
+        reason = fmt.detect_opening(start) if fmt.detect_opening is not None else None
+        if reason is not None:
+            return Detected(fmt.name, reason)
     return Miss("a first line longer than the part read, without a signature at its start")
 
 
@@ -218,125 +181,30 @@ def _opening(text: str) -> Any:
 
 
 def _match(value: Any) -> Detected | Miss:
-    if isinstance(value, list):
-        first = value[0] if value else None
-        if isinstance(first, Mapping) and "source" in first and ("action" in first or "observation" in first):
-            return Detected("openhands", "an OpenHands event stream (source with action or observation)")
-        if isinstance(first, Mapping) and ("from" in first or "value" in first):
-            return Detected("sharegpt", "an array of ShareGPT turns")
-        if isinstance(first, Mapping) and "conversations" in first:
-            return Detected("sharegpt", "an array of ShareGPT conversations")
-        if isinstance(first, Mapping) and "role" in first and looks_like_cline(value):
-            return Detected("cline", "a Cline task history (<task>, <environment_details>, Result: texts)")
-        if isinstance(first, Mapping) and "role" in first:
-            return Detected(
-                _chat_flavour([m for m in value if isinstance(m, Mapping)]), "an array of chat messages"
+    if isinstance(value, Mapping):
+        kind = value.get("type")
+        if isinstance(kind, str) and kind in _KNOWN_BUT_NOT_IMPORTABLE:
+            return Miss(
+                f"{_KNOWN_BUT_NOT_IMPORTABLE[kind]} (its first line has type {kind!r}), which cannot be imported yet"
             )
+    for fmt in FORMATS:
+        reason = fmt.detect(value) if fmt.detect is not None else None
+        if reason is not None:
+            return Detected(fmt.name, reason)
+    if isinstance(value, list):
         return Miss("a JSON array whose items are not chat messages")
     if not isinstance(value, Mapping):
         return Miss("a JSON value that is not an object")
-    return _match_object(value)
-
-
-def _match_object(obj: Mapping[str, Any]) -> Detected | Miss:
-    kind = obj.get("type")
-    if isinstance(kind, str) and kind in _KNOWN_BUT_NOT_IMPORTABLE:
-        return Miss(
-            f"{_KNOWN_BUT_NOT_IMPORTABLE[kind]} (its first line has type {kind!r}), which cannot be imported yet"
-        )
-    log = _agent_log(obj, kind)
-    if log is not None:
-        return log
-    if "kind" in obj and "content" in obj:
-        return Detected("canonical", "canonical messages (kind and content)")
-    if "conversations" in obj:
-        return Detected("sharegpt", "ShareGPT conversations")
-    if kind == "message" and "role" in obj and _anthropic_response(obj):
-        return Detected("anthropic", "an Anthropic Messages response (type 'message' with content blocks)")
-    if str(kind) in _RESPONSES_ITEM_TYPES or (kind == "message" and "role" in obj):
-        return Detected("responses", f"OpenAI Responses items (type {kind!r})")
-    if "input" in obj or "output" in obj or "instructions" in obj:
-        return Detected("responses", "an OpenAI Responses object (input/output)")
-    messages = obj.get("messages")
-    if isinstance(messages, list):
-        if isinstance(obj.get("system"), (str, list)):
-            return Detected("anthropic", "Anthropic Messages (a top-level system and messages)")
-        return Detected(
-            _chat_flavour([m for m in messages if isinstance(m, Mapping)]), "a chat document (messages)"
-        )
-    if "role" in obj:
-        return Detected(_chat_flavour([obj]), "chat messages, one per line")
-    return _miss(obj, kind)
+    return _miss(value, value.get("type"))
 
 
 def _miss(obj: Mapping[str, Any], kind: object) -> Miss:
     """What an object no format matches is nearest to."""
-    if isinstance(kind, str) and ("message" in obj or "parentUuid" in obj):
-        return Miss(
-            f"Claude Code's event shape (type {kind!r}) without a session id (name the agent with --agent)",
-            "claude-code",
-        )
+    for fmt in FORMATS:
+        near = fmt.near_miss(obj) if fmt.near_miss is not None else None
+        if near is not None:
+            return Miss(near, fmt.name)
     if isinstance(kind, str):
         return Miss(f"an event of type {kind!r} that no format uses")
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
     return Miss(f"an object with keys {keys or 'none'}, which no format uses")
-
-
-def _agent_log(obj: Mapping[str, Any], kind: object) -> Detected | None:
-    """The coding agents' own logs: Codex rollouts, Gemini CLI sessions, Claude Code transcripts."""
-    if isinstance(kind, str) and kind in _CODEX_LINE_TYPES and isinstance(obj.get("payload"), Mapping):
-        return Detected("codex", f"a Codex CLI rollout (type {kind!r} with a payload)")
-    if is_older_session_line(obj):
-        return Detected("codex", "a Codex CLI rollout of the older layout (a bare id and timestamp header)")
-    messages = obj.get("messages")
-    if isinstance(obj.get("info"), Mapping) and isinstance(messages, list):
-        first = messages[0] if messages else None
-        if first is None or (isinstance(first, Mapping) and "parts" in first and "info" in first):
-            return Detected("opencode", "an opencode session export (info and messages with parts)")
-    if isinstance(obj.get("trajectory"), list) and isinstance(obj.get("history"), list):
-        return Detected("swe-agent", "a SWE-agent trajectory (trajectory and history)")
-    if _history_only(obj):
-        return Detected("swe-agent", "a SWE-agent trajectory holding only its history")
-    if kind is None and "sessionId" in obj and ("projectHash" in obj or "startTime" in obj):
-        return Detected("gemini-cli", "a Gemini CLI session (sessionId and projectHash)")
-    if looks_like_copilot_event(obj):
-        return Detected("copilot", f"GitHub Copilot agent events (type {kind!r} with data)")
-    if isinstance(kind, str) and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj):
-        return Detected("claude-code", f"Claude Code transcript events (type {kind!r} with a session id)")
-    return None
-
-
-def _history_only(obj: Mapping[str, Any]) -> bool:
-    """A SWE-agent trajectory saved with its `history` alone: chat messages, each with a role."""
-    history = obj.get("history")
-    if not isinstance(history, list) or not history or "messages" in obj:
-        return False
-    first = history[0]
-    return isinstance(first, Mapping) and isinstance(first.get("role"), str)
-
-
-def _anthropic_response(obj: Mapping[str, Any]) -> bool:
-    """A Messages API response (`{id, type: "message", role, content, stop_reason, ...}`), told apart from a
-    Responses `message` item, whose blocks are typed `input_text` / `output_text` and which has no
-    `stop_reason`."""
-    if "stop_reason" in obj:
-        return True
-    content = obj.get("content")
-    if not isinstance(content, list) or not content:
-        return False
-    types = {str(b.get("type")) for b in content if isinstance(b, Mapping)}
-    return bool(types) and all(t in _ANTHROPIC_BLOCK_TYPES or t.endswith("_tool_result") for t in types)
-
-
-def _chat_flavour(messages: list[Mapping[str, Any]]) -> str:
-    """Anthropic when a message carries tool_use/tool_result blocks; OpenAI otherwise."""
-    for message in messages:
-        if "tool_calls" in message or message.get("role") == "tool":
-            return "openai"
-        content = message.get("content")
-        if isinstance(content, list) and any(
-            isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result", "thinking")
-            for b in content
-        ):
-            return "anthropic"
-    return "openai"

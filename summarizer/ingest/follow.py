@@ -24,9 +24,9 @@ from typing import Any
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.followed import FilePosition
-from summarizer.ingest.claude_code import CLAUDE_CODE_BOOKKEEPING
 from summarizer.ingest.containers import line_objects
 from summarizer.ingest.detect import UndetectedFormat, detect
+from summarizer.ingest.formats.registry import FORMATS, documents, followed
 from summarizer.ingest.line_parsers import line_parser
 from summarizer.ingest.lines import first_lines
 from summarizer.ingest.log_folders import default_directories as default_directories
@@ -35,16 +35,18 @@ from summarizer.ingest.reader import iter_stream_records
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.sequencing import ReadNotes, sequence, streams_from_json, streams_json
 
-FOLLOWED_FORMATS = ("claude-code", "codex", "gemini-cli", "copilot", "canonical")
-DOCUMENT_FORMATS = ("gemini-cli", "cline", "opencode", "openhands", "aider")
+FOLLOWED_FORMATS = tuple(f.name for f in followed())
+"""Logs of lines, each new line read as it is written."""
+DOCUMENT_FORMATS = tuple(f.name for f in documents())
 """Logs an agent saves as one JSON document, rewritten as it grows, or (aider) as Markdown: read whole when
 they change."""
+BOOKKEEPING = frozenset[str]().union(*(f.bookkeeping for f in FORMATS))
+"""Line types that carry no conversation: a log of them alone so far waits for its next line."""
 HEAD_BYTES = 4096
 HEAD_BYTES_DOCUMENT = 1 << 20
 MAX_DOCUMENT_BYTES = 64 << 20
 """The default of SUMMARIZER_FOLLOW_MAX_DOCUMENT_BYTES: a larger JSON document log is refused, never read."""
 MAX_LINES_PER_READ = 5000
-CLINE_HISTORY_NAME = "api_conversation_history.json"
 
 
 @dataclass(slots=True)
@@ -152,11 +154,9 @@ def _document_format(head: bytes, path: Path, size: int) -> str | None:
     larger than its head is told by its opening keys (Gemini CLI's session) or its name (Cline's history),
     so a log over the size limit is still known, and refused with a warning rather than passed over."""
     if size > len(head):
-        opening = head[:4096]
-        if head.lstrip().startswith(b"{") and b'"sessionId"' in opening and b'"projectHash"' in opening:
-            return "gemini-cli"
-        if path.name == CLINE_HISTORY_NAME:
-            return "cline"
+        for fmt in documents():
+            if fmt.large_document is not None and fmt.large_document(path, head):
+                return fmt.name
     try:
         found = detect(head, str(path)).format
     except UndetectedFormat:
@@ -194,7 +194,7 @@ def _format(stream: Any, fmt: str, label: str, max_bytes: int) -> str | None:
 
 
 def _bookkeeping_only(head: bytes) -> bool:
-    """Whether every line of `head` is a Claude Code bookkeeping line (a session file opens with one)."""
+    """Whether every line of `head` is a bookkeeping line (a Claude Code session file opens with one)."""
     for line in head.splitlines():
         if not line.strip():
             continue
@@ -202,7 +202,7 @@ def _bookkeeping_only(head: bytes) -> bool:
             objects = line_objects(line)
         except Problem:
             return False
-        if any(obj.get("type") not in CLAUDE_CODE_BOOKKEEPING for obj in objects):
+        if any(obj.get("type") not in BOOKKEEPING for obj in objects):
             return False
     return True
 

@@ -1,75 +1,50 @@
-"""Where the coding agents keep their logs: the folders `summarizer watch` follows when none is named."""
+"""Where the coding agents keep their logs: the folders `summarizer watch` follows when none is named, and
+the only ones the hooks read (each format's `home` and `more_folders`)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from summarizer.ingest.aider import HISTORY_NAME as AIDER_HISTORY
+from summarizer.ingest.formats.base import home_folder
+from summarizer.ingest.formats.cline import TASKS as CLINE_TASKS
+from summarizer.ingest.formats.registry import LISTED, format_named
 
-CLINE_TASKS = "saoudrizwan.claude-dev/tasks"
-COPILOT_TRANSCRIPTS = "GitHub.copilot-chat/transcripts"
-"""Where VS Code's Copilot Chat agent writes its event-stream transcripts (the Copilot CLI's events), in the
-user data folder and in each workspace's storage folder."""
-EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
-"""The VS Code family, whose global storage holds Cline's task folder."""
-DEFAULT_FOLDERS_SHOWN = (
-    "~/.claude/projects",
-    "~/.codex/sessions",
-    "~/.gemini/tmp",
-    "~/.copilot/session-state",
-    "Cline's task folder in VS Code or a fork",
-    f"VS Code's Copilot Chat transcripts ({COPILOT_TRANSCRIPTS})",
-)
-"""The default folders as a user reads them (in help and messages), in the order they are looked for."""
-AIDER_NOTE = f"aider keeps {AIDER_HISTORY} in each project's root: name the file or the project folder"
+__all__ = [
+    "AGENT_HOMES",
+    "CLINE_TASKS",
+    "DEFAULT_FOLDERS_SHOWN",
+    "FOLDER_NOTES",
+    "agent_folder",
+    "default_directories",
+]
 
-
-AGENT_HOMES = {
-    "claude-code": ("CLAUDE_CONFIG_DIR", ".claude", "projects"),
-    "codex": ("CODEX_HOME", ".codex", "sessions"),
-    "gemini-cli": (None, ".gemini", "tmp"),
-    "copilot": ("COPILOT_HOME", ".copilot", "session-state"),
-}
+AGENT_HOMES = {f.name: f.home for f in LISTED if f.home is not None}
 """Each agent's home (the variable that moves it, and its folder in the user's home) and the folder in it
 that holds its logs."""
+DEFAULT_FOLDERS_SHOWN = (
+    *(f"~/{home.folder}/{home.logs}" for home in AGENT_HOMES.values()),
+    *(f.more_folders_shown for f in LISTED if f.more_folders is not None),
+)
+"""The default folders as a user reads them (in help and messages), in the order they are looked for."""
+FOLDER_NOTES = "; ".join(f.folder_note for f in LISTED if f.folder_note)
+"""Where the logs of the agents with no folder of their own are."""
 
 
 def agent_folder(agent: str) -> Path:
     """Where `agent` (a key of AGENT_HOMES) keeps its logs, whether or not the folder exists: under the
     folder its variable names ($CLAUDE_CONFIG_DIR, $CODEX_HOME, $COPILOT_HOME), or under the user's home
     when the variable is unset or empty."""
-    variable, home_name, logs = AGENT_HOMES[agent]
-    moved = os.environ.get(variable, "") if variable else ""
-    home = Path(moved) if moved else Path(os.path.expanduser("~")) / home_name
-    return home / logs
+    home = format_named(agent).home
+    if home is None:
+        raise KeyError(agent)
+    return home_folder(home, os.environ, Path(os.path.expanduser("~")))
 
 
 def default_directories() -> list[Path]:
-    """Where the coding agents keep their logs, those that exist: Claude Code ($CLAUDE_CONFIG_DIR), Codex
-    CLI ($CODEX_HOME), Gemini CLI, GitHub Copilot CLI ($COPILOT_HOME) and Cline (in the global storage of
-    VS Code and its forks, on Linux and macOS). aider has no folder of its own (AIDER_NOTE)."""
-    home = Path(os.path.expanduser("~"))
-    configs = (home / ".config", home / "Library" / "Application Support")
-    users = [c / editor / "User" for c in configs for editor in EDITORS]
-    users += [home / server / "data" / "User" for server in (".vscode-server", ".vscode-server-insiders")]
-    cline = [c / editor / "User" / "globalStorage" / CLINE_TASKS for c in configs for editor in EDITORS]
-    candidates = [*(agent_folder(agent) for agent in AGENT_HOMES), *cline]
-    return [d for d in candidates if d.is_dir()] + vscode_transcript_folders(users)
-
-
-def vscode_transcript_folders(users: list[Path]) -> list[Path]:
-    """The Copilot Chat transcript folders of VS Code's user data folders (desktop and VS Code Server):
-    the user-level one and each workspace's, those that exist when `watch` starts. An unreadable
-    workspace storage folder is passed over."""
-    found: list[Path] = []
-    for user in users:
-        if (user / COPILOT_TRANSCRIPTS).is_dir():
-            found.append(user / COPILOT_TRANSCRIPTS)
-        try:
-            found.extend(
-                sorted(p for p in (user / "workspaceStorage").glob(f"*/{COPILOT_TRANSCRIPTS}") if p.is_dir())
-            )
-        except OSError:
-            continue
-    return found
+    """Where the coding agents keep their logs, those that exist: each agent's home folder, then the
+    folders found elsewhere (Cline's in the global storage of VS Code and its forks, VS Code's Copilot Chat
+    transcripts)."""
+    homes = [agent_folder(agent) for agent in AGENT_HOMES]
+    more = [d for f in LISTED if f.more_folders is not None for d in f.more_folders()]
+    return [d for d in homes if d.is_dir()] + more

@@ -1,0 +1,1 @@
+"""The input formats, one module each (its `FORMAT`), listed in `registry`; `base` defines `LogFormat`."""

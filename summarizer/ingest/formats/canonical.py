@@ -1,0 +1,64 @@
+"""`--format canonical`: the project's own message per line (the table of keys in docs/input-formats.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from summarizer.domain.errors import InvalidMessage
+from summarizer.ingest.canonical import parse_canonical
+from summarizer.ingest.containers import Item, iter_jsonl
+from summarizer.ingest.formats.base import LineParser, LogFormat, Reading
+from summarizer.ingest.lines import LineReader
+from summarizer.ingest.problems import Problem
+from summarizer.ingest.records import IngestRecord
+
+
+def _detect(value: Any) -> str | None:
+    if isinstance(value, Mapping) and "kind" in value and "content" in value:
+        return "canonical messages (kind and content)"
+    return None
+
+
+def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
+    def parse(item: Item) -> list[IngestRecord]:
+        try:
+            return [parse_canonical(item.value, reading.agent, item.where)]
+        except Problem as problem:
+            raise InvalidMessage(problem.reason, item.where) from None
+
+    for item in iter_jsonl(lines, reading.max_bytes, reading.guard.on_bad):
+        yield from reading.guard(item, parse)
+
+
+class _Lines:
+    """Canonical lines hold nothing back and keep no state."""
+
+    def __init__(self, agent: str | None, _kept: Mapping[str, Any]) -> None:
+        self._agent = agent
+
+    def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
+        return [parse_canonical(obj, self._agent, where)]
+
+    @property
+    def pending(self) -> bool:
+        return False
+
+    def unknown(self) -> tuple[int, list[str]]:
+        return 0, []
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+
+def _follow(agent: str | None, kept: Mapping[str, Any]) -> LineParser:
+    return _Lines(agent, kept)
+
+
+FORMAT = LogFormat(
+    name="canonical",
+    title="canonical JSON Lines",
+    read=_read,
+    detect=_detect,
+    follow=_follow,
+)

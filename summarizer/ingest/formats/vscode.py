@@ -1,0 +1,32 @@
+"""The user data folders of VS Code and its forks, where extensions keep their agents' logs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+"""The VS Code family."""
+
+
+def _configs() -> tuple[Path, ...]:
+    home = Path(os.path.expanduser("~"))
+    return home / ".config", home / "Library" / "Application Support"
+
+
+def global_storage_folders(extension_folder: str) -> list[Path]:
+    """An extension's folder (`publisher.name/...`) in the global storage of each editor of the family,
+    on Linux and macOS, whether or not it exists."""
+    return [
+        c / editor / "User" / "globalStorage" / extension_folder for c in _configs() for editor in EDITORS
+    ]
+
+
+def user_folders() -> list[Path]:
+    """The user data folders of the family's desktop editors and of VS Code Server, whether or not they
+    exist."""
+    home = Path(os.path.expanduser("~"))
+    users = [c / editor / "User" for c in _configs() for editor in EDITORS]
+    return users + [
+        home / server / "data" / "User" for server in (".vscode-server", ".vscode-server-insiders")
+    ]
