@@ -8,6 +8,7 @@ from typing import Any
 
 from summarizer.domain.history import ExchangeView, HistoryView
 from summarizer.domain.messages import StoredMessage
+from summarizer.domain.steering_text import shown
 from summarizer.engine.model import Pin, Summary, in_time_order
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 from summarizer.humanize import age, tokens_short
@@ -141,7 +142,7 @@ def pins_text(pins: Sequence[Pin], room: int) -> str:
     lines = []
     for pin in pins:
         lines.append(
-            f"== {pin.name} (pinned {pin.pinned_at:%Y-%m-%d %H:%M} UTC by {pin.pinned_by or 'unknown'})"
+            f"== {shown(pin.name)} (pinned {pin.pinned_at:%Y-%m-%d %H:%M} UTC by {pin.pinned_by or 'unknown'})"
         )
         lines.append(pin.text)
         lines.append("")

@@ -3,6 +3,7 @@ front end applies, and integers within the range of the columns they are stored 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -21,7 +22,20 @@ class AgentIdType(click.ParamType):  # type: ignore[type-arg]  # generic in clic
         return str(value)
 
 
-__all__ = ["AGENT_ID", "BIGINT_MAX", "COUNT", "INT32_MAX", "ROW_ID", "TOKENS", "VERSION"]
+def text_or_stdin(text: str, what: str) -> str:
+    """`text`, or for '-' what stdin holds, which must be UTF-8: one line naming the first bad byte."""
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(
+            f"{what} on stdin is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+__all__ = ["AGENT_ID", "BIGINT_MAX", "COUNT", "INT32_MAX", "ROW_ID", "TOKENS", "VERSION", "text_or_stdin"]
 
 AGENT_ID = AgentIdType()
 VERSION = click.IntRange(1, INT32_MAX)

@@ -1,9 +1,10 @@
 """Pins as a set: adding, replacing, removing, the "Now" pin's refresh, and what they take of the cap.
 
 Pure functions over `Summary.pins`. The operator's pins may take at most `share` of the summary's cap
-(counted as rendered, with the same counter as the cap); the "Now" pin takes what is left of that share,
-and is cut to fit when the log's request and todo list are longer (the only time a pin's text is not
-kept whole, and it says so).
+(counted as rendered, with the same counter as the cap), so the items always keep the rest; pins past
+the share after the cap was lowered are left out by the next update (`within_share`). The "Now" pin takes
+what is left of that share, and is cut to fit when the log's request and todo list are longer (the only
+time a pin's text is not kept whole, and it says so).
 """
 
 from __future__ import annotations
@@ -64,6 +65,20 @@ def with_pin(pins: Sequence[Pin], pin: Pin) -> tuple[Pin, ...]:
 
 def without_pin(pins: Sequence[Pin], name: str) -> tuple[Pin, ...]:
     return tuple(p for p in pins if p.name != name)
+
+
+def within_share(
+    pins: Sequence[Pin], count: TextCounter, limits: PinLimits
+) -> tuple[tuple[Pin, ...], tuple[Pin, ...]]:
+    """`pins` without the operator's pins past their share of the cap (a cap lowered since they were
+    pinned), and those left out. The first pinned are kept, whole, as long as they fit; the "Now" pin is
+    kept (`with_now` fits it to what is left)."""
+    others = operator_pins(pins)
+    for index in range(len(others)):
+        if pins_tokens(others[: index + 1], count) > limits.pin_tokens:
+            kept = others[:index]
+            return tuple(p for p in pins if p.name == NOW_PIN or p in kept), others[index:]
+    return tuple(pins), ()
 
 
 def with_now(

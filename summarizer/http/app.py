@@ -24,13 +24,12 @@ from summarizer.http.host_routes import router as host_router
 from summarizer.http.metrics_route import router as metrics_router
 from summarizer.http.operator_routes import router as operator_router
 from summarizer.http.page import mount_page
-from summarizer.http.problems import problem_response
+from summarizer.http.problems import problem_response, validation_problem
 from summarizer.http.provenance_routes import router as provenance_router
 from summarizer.http.recall_routes import router as recall_router
 from summarizer.http.request_checks import BAD_REQUEST, RequestChecks
 from summarizer.http.schemas import Health
 from summarizer.http.steering_routes import router as steering_router
-from summarizer.http.validation import refused_body
 from summarizer.http.wiring import ApiServices, services
 from summarizer.service.provenance import UnknownVersion
 
@@ -77,7 +76,7 @@ def create_app(wired: ApiServices, tokens: tuple[ApiToken, ...]) -> FastAPI:
     app.state.services = wired
     app.state.api_tokens = tokens
     app.add_exception_handler(InvalidMessage, _invalid_message)
-    app.add_exception_handler(RequestValidationError, refused_body)
+    app.add_exception_handler(RequestValidationError, validation_problem)  # never echoes the input
     app.add_exception_handler(UnknownAgent, _not_found)
     app.add_exception_handler(UnknownAlert, _not_found)
     app.add_exception_handler(UnknownVersion, _not_found)

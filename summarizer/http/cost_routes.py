@@ -14,8 +14,9 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from summarizer.domain.usd_text import parse_usd
 from summarizer.http.auth import AgentId, Operator, OperatorWriter
 from summarizer.http.operator_routes import window_seconds
 from summarizer.http.schemas import Document, Problem
@@ -75,6 +76,12 @@ class BudgetIn(BaseModel):
         ge=0,
         le=MAX_BUDGET_USD,
     )
+
+    @field_validator("usd", mode="before")
+    @classmethod
+    def _decimal_string(cls, value: object) -> object:
+        """A string is read as typed amounts are (domain/usd_text.py): `5,00` or `1_000` is refused."""
+        return parse_usd(value) if isinstance(value, str) else value
 
 
 def _costs(wired: ApiServices) -> Costs:

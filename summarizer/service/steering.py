@@ -15,8 +15,9 @@ from dataclasses import replace
 
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.clock import Clock, utcnow
-from summarizer.domain.credentials import mask_credentials
+from summarizer.domain.credentials import mask_configured, mask_credentials
 from summarizer.domain.errors import SummarizerError, UnknownAgent
+from summarizer.domain.steering_text import name_problem, shown, text_problem
 from summarizer.engine.cap import enforce_cap
 from summarizer.engine.model import NOW_PIN, Pin, Summary, in_time_order
 from summarizer.engine.pins import (
@@ -45,22 +46,19 @@ class UnknownPin(SummarizerError):
 
 
 class InstructionsRefused(SummarizerError):
-    """Summary instructions that are too long."""
+    """Summary instructions that are too long or are not text (steering_text.text_problem)."""
 
 
 def check_pin_name(name: str) -> str:
-    if not name.strip() or name != name.strip() or len(name) > MAX_PIN_NAME_CHARS or "\n" in name:
+    problem = name_problem(name)
+    if problem is not None or len(name) > MAX_PIN_NAME_CHARS:
         raise PinRefused(
-            f"pin name {name!r}: give 1-{MAX_PIN_NAME_CHARS} characters on one line, "
-            "without leading or trailing spaces"
+            f"pin name '{shown(name)}': give 1-{MAX_PIN_NAME_CHARS} printable characters on one line, "
+            f"without leading or trailing spaces ({problem or 'too long'})"
         )
     if name.casefold() == NOW_PIN.casefold():
         raise PinRefused(f"pin name {name!r} is kept for the pin every update refreshes; choose another")
     return name
-
-
-def _as_given(text: str) -> str:
-    return text
 
 
 class Steering:
@@ -77,9 +75,11 @@ class Steering:
         self.limits = limits
         self._count = count
         self._clock = clock
-        self._mask = mask_credentials if mask else _as_given
-        """Credentials in a pin or in instructions are masked as in recorded messages (kept raw only where
-        SUMMARIZER_KEEP_RAW_CREDENTIALS says so): a pin reaches every view, instructions every prompt."""
+        self._mask = mask_credentials if mask else mask_configured
+        """Credentials in a pin (its text and its name) or in instructions are masked as in recorded
+        messages (kept raw only where SUMMARIZER_KEEP_RAW_CREDENTIALS says so, and never the values this
+        process is configured with): a pin reaches every view and every kept version, instructions every
+        prompt."""
 
     # ----- pins ------------------------------------------------------------------------------------
     def pins(self, agent_id: str) -> tuple[Pin, ...]:
@@ -88,15 +88,17 @@ class Steering:
 
     def room(self, agent_id: str) -> int:
         """Tokens the agent's own pins may still take under their share of the cap."""
-        return self.limits.pin_tokens - pins_tokens(operator_pins(self.pins(agent_id)), self._count)
+        return max(0, self.limits.pin_tokens - pins_tokens(operator_pins(self.pins(agent_id)), self._count))
 
     def pin(self, agent_id: str, text: str, *, name: str | None = None, by: str = "api") -> Pin:
         """Pin `text` word for word under `name` (default: the next free `pin-N`); a pin of the same name
         is replaced. `PinRefused` when the agent's pins would pass their share of the cap."""
         if not text.strip():
             raise PinRefused("a pin needs some text")
+        if (problem := text_problem(text)) is not None:
+            raise PinRefused(f"pin text refused: {problem}")
         if name is not None:
-            check_pin_name(name)
+            name = check_pin_name(self._mask(name))  # stored, shown and refused under its masked name
         text = self._mask(text)
         made: list[Pin] = []
 
@@ -120,12 +122,13 @@ class Steering:
                 f'the "{NOW_PIN}" pin is refreshed by every update: turn it off with '
                 f"`summarizer agent now {agent_id} off` instead"
             )
+        name = self._mask(name)  # a pin is stored under its masked name
         gone: list[Pin] = []
 
         def change(summary: Summary) -> tuple[Pin, ...]:
             found = summary.pin(name)
             if found is None:
-                names = ", ".join(p.name for p in summary.pins) or "none"
+                names = ", ".join(shown(p.name) for p in summary.pins) or "none"
                 raise UnknownPin(f"agent {agent_id!r} has no pin {name!r} (its pins: {names})")
             gone[:] = [found]
             return without_pin(summary.pins, name)
@@ -210,6 +213,8 @@ class Steering:
                 f"summary instructions may have at most {MAX_INSTRUCTIONS_CHARS:,} characters; "
                 f"these have {len(text):,}"
             )
+        if text is not None and (problem := text_problem(text)) is not None:
+            raise InstructionsRefused(f"summary instructions refused: {problem}")
         check_agent_id(agent_id)
         value = self._mask(text) if text is not None and text.strip() else None
         if not self.store.set_instructions(agent_id, value):  # its own column: the "Now" choice is kept

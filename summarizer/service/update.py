@@ -38,6 +38,7 @@ from summarizer.service.cost_budgets import BudgetVerdict, CostBudgets
 from summarizer.service.failures import Failures, log_alert_raised
 from summarizer.service.model_routing import DEGRADED_PATH, ROUTED_PATH, ModelRouting, routing_alert
 from summarizer.service.now_pin import now_pin_text, now_wanted, refresh_now, state_choice
+from summarizer.service.pin_share import pins_within_share
 from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
 from summarizer.service.rebuild import run_rebuild
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
@@ -49,6 +50,7 @@ from summarizer.storage.port import (
     MODEL_DEGRADED,
     SUMMARY_UPDATES_FAILING,
     AgentState,
+    AlertDraft,
     Claim,
     LostClaim,
     RecentRun,
@@ -73,6 +75,8 @@ class Batch:
     ready: bool
     instructions: str | None = None
     """The operator's summary instructions for the agent (the model reads them; the offline one not)."""
+    pins_alert: AlertDraft | None = None
+    """Names the pins left out of the summary to keep their share of a lowered cap (pin_share.py)."""
 
 
 class UpdateService:
@@ -163,8 +167,9 @@ class UpdateService:
             now_pin_text(mode, choice, self.store.latest_task(agent_id)) if now_wanted(mode, choice) else None
         )
         limits = PinLimits(self.engine.config.max_tokens, self.config.pins_max_share)
-        summary = refresh_now(batch.summary, agent_id, text, self._clock(), self.engine.count, limits)
-        return replace(batch, summary=summary, instructions=instructions)
+        held, pins_alert = pins_within_share(batch.summary, self.engine.count, limits)
+        summary = refresh_now(held, agent_id, text, self._clock(), self.engine.count, limits)
+        return replace(batch, summary=summary, instructions=instructions, pins_alert=pins_alert)
 
     def _rebuild(self, claim: Claim, state: AgentState, started: datetime) -> RunResult:
         """`resummarize`, under the daily cost budgets as an update: a spent one rebuilds offline."""
@@ -238,7 +243,9 @@ class UpdateService:
         if self.breaker is not None:
             self.breaker.succeeded(gate)
         try:
-            return self._commit(claim, started, batch.summary, folded, recent, spent, batch.instructions)
+            return self._commit(
+                claim, started, batch.summary, folded, recent, spent, batch.instructions, batch.pins_alert
+            )
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -282,6 +289,7 @@ class UpdateService:
         recent: list[RecentRun] | None = None,
         spent: BudgetVerdict | None = None,
         instructions: str | None = None,
+        pins_alert: AlertDraft | None = None,
     ) -> RunResult:
         from_version = summary.version if summary else 0
         finished = self._clock()
@@ -322,6 +330,9 @@ class UpdateService:
         if instructions and outcome is not None and outcome.offline:
             log.info("update.instructions_not_followed", reason="the offline summarizer does not read them")
             run = with_note(run, NOT_FOLLOWED)
+        if alert is not None and pins_alert is not None:  # one alert per commit: the other one is logged
+            log.warning("update.pins_left_out", message=pins_alert.message)
+        alert = alert or pins_alert
         commit = UpdateCommit(
             claim=claim,
             summary=new,

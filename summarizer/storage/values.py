@@ -24,7 +24,10 @@ EXCHANGE_UNSUMMARIZABLE = "exchange_unsummarizable"
 MODEL_DEGRADED = "model_degraded"
 """The model could not fold an agent's exchanges several updates in a row: it is folded offline for a while."""
 
-EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE,)
+PINS_TRIMMED = "pins_trimmed"
+"""Pins an update left out because they no longer fit their share of a lowered summary cap."""
+
+EVENT_KINDS = (EXCHANGE_UNSUMMARIZABLE, PINS_TRIMMED)
 """Alerts about something that happened once: nothing is left to watch after an operator has seen one."""
 
 LEASE_EXPIRED_ERROR = "lease expired: the worker holding it crashed or overran its lease"

@@ -14,7 +14,8 @@ connect. Switching a shared connection's isolation level on every checkout, and 
 cost more CPU than the checkout itself; an update makes three such checkouts. The second pool connects
 lazily, so a process that never runs autocommit statements never opens its connections. Its sessions use
 the UTC time zone, so psycopg itself returns timestamps in UTC and the hot statements (`run_hot`,
-storage/sql/driver_statements.py) need no result conversion.
+storage/sql/driver_statements.py) need no result conversion. Both pools' connections wait a bounded
+time for the server (storage/postgres/timeouts.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, InvalidatePoolError
 
+from summarizer.storage.postgres.timeouts import Timeouts
 from summarizer.storage.sql.database import DEFAULT_PREPARE_THRESHOLD, PING_AFTER_IDLE_S, Database
 from summarizer.storage.sql.driver_statements import DriverStatement
 
@@ -55,8 +57,11 @@ class PostgresDatabase(Database):
         pool_size: int = 5,
         ping_after_idle: float = PING_AFTER_IDLE_S,
         prepare_threshold: int | None = DEFAULT_PREPARE_THRESHOLD,
+        timeouts: Timeouts | None = None,
     ) -> None:
         self._prepare_threshold = prepare_threshold
+        self.timeouts = timeouts or Timeouts()
+        url = self.timeouts.url(url)
         super().__init__(url, self._engine(url, echo, pool_size))
         self._autocommit = self._engine(url, echo, pool_size, autocommit=True)
         self._engine_ping = _CheckoutPing(self.engine, ping_after_idle)
@@ -66,8 +71,10 @@ class PostgresDatabase(Database):
         connect_args: dict[str, Any] = {"prepare_threshold": self._prepare_threshold}
         options: dict[str, Any] = {}
         if autocommit:
-            connect_args["options"] = f"{url.query.get('options', '')} -c TimeZone=UTC".strip()
+            connect_args["options"] = self.timeouts.options(url, "-c TimeZone=UTC")
             options = {"isolation_level": "AUTOCOMMIT"}
+        elif session_options := self.timeouts.options(url):
+            connect_args["options"] = session_options
         return create_engine(
             url,
             echo=echo,
