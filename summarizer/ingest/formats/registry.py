@@ -20,6 +20,7 @@ from summarizer.ingest.formats import (
     openai,
     opencode,
     openhands,
+    openhands_v1,
     responses,
     sharegpt,
     swe_agent,
@@ -34,6 +35,7 @@ FORMATS: tuple[LogFormat, ...] = (
     copilot.FORMAT,
     claude_code.FORMAT,  # any typed event with a session id: after the agents' logs with a stricter signature
     openhands.FORMAT,
+    openhands_v1.FORMAT,  # kind and source: before canonical (kind and content)
     canonical.FORMAT,
     sharegpt.FORMAT,
     cline.FORMAT,  # chat messages with Cline's texts: before the chat formats
