@@ -17,6 +17,7 @@ from summarizer.ingest.formats import (
     codex,
     copilot,
     gemini_cli,
+    mini_swe_agent,
     openai,
     opencode,
     openhands,
@@ -29,6 +30,7 @@ from summarizer.ingest.formats.base import LogFormat
 
 FORMATS: tuple[LogFormat, ...] = (
     codex.FORMAT,
+    mini_swe_agent.FORMAT,  # info and messages: before opencode (info and messages too) and the chat formats
     opencode.FORMAT,
     swe_agent.FORMAT,
     gemini_cli.FORMAT,

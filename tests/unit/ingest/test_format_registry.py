@@ -50,7 +50,14 @@ SAMPLES: dict[str, Any] = {
     "anthropic": {"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]},
     "openai": {"role": "user", "content": "hi"},
     "aider": "# aider chat started at 2025-01-01 10:00:00\n\n#### fix the bug  \n",
-    "openhands-v1": [{"kind": "MessageEvent", "source": "user", "id": "e-1", "llm_message": {"role": "user"}}],
+    "mini-swe-agent": {
+        "info": {"exit_status": "Submitted"},
+        "messages": [],
+        "trajectory_format": "mini-swe-agent-1",
+    },
+    "openhands-v1": [
+        {"kind": "MessageEvent", "source": "user", "id": "e-1", "llm_message": {"role": "user"}}
+    ],
 }
 """One small hand-written input of each format, in its published shape."""
 
