@@ -25,6 +25,7 @@ from summarizer.ingest.formats import (
     responses,
     sharegpt,
     swe_agent,
+    vscode_chat,
 )
 from summarizer.ingest.formats.base import LogFormat
 
@@ -38,6 +39,7 @@ FORMATS: tuple[LogFormat, ...] = (
     claude_code.FORMAT,  # any typed event with a session id: after the agents' logs with a stricter signature
     openhands.FORMAT,
     openhands_v1.FORMAT,  # kind and source: before canonical (kind and content)
+    vscode_chat.FORMAT,  # requests and requesterUsername, or a log's first entry (kind 0): before canonical
     canonical.FORMAT,
     sharegpt.FORMAT,
     cline.FORMAT,  # chat messages with Cline's texts: before the chat formats

@@ -55,6 +55,12 @@ SAMPLES: dict[str, Any] = {
         "messages": [],
         "trajectory_format": "mini-swe-agent-1",
     },
+    "vscode-chat": {
+        "version": 3,
+        "requesterUsername": "me",
+        "responderUsername": "GitHub Copilot",
+        "requests": [],
+    },
     "openhands-v1": [
         {"kind": "MessageEvent", "source": "user", "id": "e-1", "llm_message": {"role": "user"}}
     ],
