@@ -25,6 +25,7 @@ from summarizer.ingest.formats import (
     responses,
     sharegpt,
     swe_agent,
+    tau_bench,
     vscode_chat,
 )
 from summarizer.ingest.formats.base import LogFormat
@@ -45,6 +46,7 @@ FORMATS: tuple[LogFormat, ...] = (
     cline.FORMAT,  # chat messages with Cline's texts: before the chat formats
     responses.FORMAT,
     anthropic.FORMAT,
+    tau_bench.FORMAT,  # task results holding chat messages: before openai
     openai.FORMAT,  # any chat message: last
     aider.FORMAT,
 )

@@ -61,6 +61,7 @@ SAMPLES: dict[str, Any] = {
         "responderUsername": "GitHub Copilot",
         "requests": [],
     },
+    "tau-bench": [{"task_id": 3, "reward": 1.0, "traj": [{"role": "user", "content": "hi"}]}],
     "openhands-v1": [
         {"kind": "MessageEvent", "source": "user", "id": "e-1", "llm_message": {"role": "user"}}
     ],
