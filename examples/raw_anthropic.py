@@ -20,14 +20,13 @@ import sys
 import anthropic
 
 from summarizer.composition import build_summarizer
-from summarizer.settings import load_settings
 
 AGENT = os.environ.get("EXAMPLE_AGENT", "notes-bot")
 MODEL = os.environ.get("EXAMPLE_MODEL", "claude-sonnet-5-5")
 
 
 def main(questions: list[str]) -> None:
-    memory = build_summarizer(load_settings())
+    memory = build_summarizer()
     client = anthropic.Anthropic()
     if not memory.store.agent_exists(AGENT):
         memory.record_message(AGENT, "system", "You are a terse note-taking assistant.")

@@ -20,14 +20,13 @@ import sys
 import openai
 
 from summarizer.composition import build_summarizer
-from summarizer.settings import load_settings
 
 AGENT = os.environ.get("EXAMPLE_AGENT", "notes-bot")
 MODEL = os.environ.get("EXAMPLE_MODEL", "gpt-4.1-mini")
 
 
 def main(questions: list[str]) -> None:
-    memory = build_summarizer(load_settings())
+    memory = build_summarizer()
     client = openai.OpenAI()
     if not memory.store.agent_exists(AGENT):
         memory.record_message(AGENT, "system", "You are a terse note-taking assistant.")

@@ -22,7 +22,7 @@ from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.domain.recall import RecallPage
 from summarizer.engine.model import Pin, Summary
 from summarizer.engine.render import NO_SUMMARY_YET, RECALL_POINTER, SUMMARY_UNAVAILABLE, render_pins
-from summarizer.integrations import raw_sdks
+from summarizer.ingest import raw_sdks
 from summarizer.service.recall import Recall
 from summarizer.service.steering import Steering
 from summarizer.storage.port import AgentSteering, ConversationStorePort, IngestReport

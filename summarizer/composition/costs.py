@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlsplit
 
+from summarizer.composition.llm import chosen_llm
 from summarizer.domain.prices import FREE, PriceTable, default_table, read_prices
 from summarizer.service.cost_budgets import BudgetPolicy, CostBudgets
 from summarizer.service.costs import Costs, to_micros
@@ -53,8 +54,6 @@ def build_costs(settings: Settings, db: Database) -> Costs:
 def spent_budget(settings: Settings, db: Database) -> Callable[[str, datetime], str | None] | None:
     """Why an agent's work would now go to the offline summarizer under the daily cost budgets (the
     worker's own check), or None when no budget is spent; None with the offline summarizer (free)."""
-    from summarizer.composition.llm import chosen_llm
-
     if chosen_llm(settings) is LLMChoice.OFFLINE:
         return None
     budgets = build_cost_budgets(settings, db)

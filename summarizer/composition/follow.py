@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from summarizer.composition.database import build_store
+from summarizer.composition.workers import build_wakeup
 from summarizer.service.follow import Follower
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.followed import SqlFollowStore
 
 
 def build_follower(
@@ -12,9 +15,6 @@ def build_follower(
 ) -> Follower:
     """A follower recording into `db` with the configured window; with a broker, each armed queue row wakes
     a worker at once."""
-    from summarizer.composition import build_store, build_wakeup
-    from summarizer.storage.sql.followed import SqlFollowStore
-
     return Follower(
         SqlFollowStore(build_store(settings, db)),
         max_bytes=settings.max_message_bytes,

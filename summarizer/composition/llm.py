@@ -12,11 +12,13 @@ from summarizer.domain.tokens import ByteEstimateCounter, TokenCounter
 from summarizer.engine.engine import EngineConfig, SummaryEngine
 from summarizer.engine.ladder import LadderConfig
 from summarizer.engine.ports import LLM
+from summarizer.llm.fallback import FallbackLLM
 from summarizer.llm.provider_config import ProviderConfig
-from summarizer.llm.provider_health import ProviderHealth
+from summarizer.llm.provider_health import CooldownHealth, ProviderHealth
 from summarizer.llm.providers.anthropic import ANTHROPIC
 from summarizer.llm.providers.base import Provider
 from summarizer.llm.providers.registry import provider_named
+from summarizer.llm.rungs import RungLLM
 from summarizer.settings import LLMChoice, Settings, SettingsError
 
 COUNT_TOKENS_TIMEOUT = 10.0
@@ -59,8 +61,6 @@ def build_provider(settings: Settings, choice: LLMChoice) -> LLM:
     session = provider.build(config)
     if not settings.merge_model or not provider.takes_merge_model:
         return session
-    from summarizer.llm.rungs import RungLLM
-
     return RungLLM(session, provider.build(replace(config, model=settings.merge_model)))
 
 
@@ -73,9 +73,6 @@ def build_llm(settings: Settings, health: ProviderHealth | None = None) -> LLM:
         return primary
     if fallback_choice is choice:
         raise SettingsError(f"SUMMARIZER_LLM_FALLBACK: the fallback must differ from the primary ({choice})")
-    from summarizer.llm.fallback import FallbackLLM
-    from summarizer.llm.provider_health import CooldownHealth
-
     # The fleet-wide breaker when the composition root passes one; otherwise a per-process cool-down.
     health = health or CooldownHealth(str(choice), settings.llm_fallback_cooldown)
     return FallbackLLM(
@@ -85,6 +82,7 @@ def build_llm(settings: Settings, health: ProviderHealth | None = None) -> LLM:
 
 def build_token_counter(settings: Settings) -> TokenCounter:
     if settings.token_counter == "anthropic":
+        # Imported here: the Anthropic SDK takes seconds to import, and only this counter needs it.
         from summarizer.llm.anthropic_adapter import make_client
         from summarizer.llm.anthropic_counter import PROCESS_CACHE, AnthropicTokenCounter
 

@@ -33,13 +33,14 @@ from langchain_core.messages import (
 )
 
 from summarizer.api import Summarizer
+from summarizer.composition import build_summarizer
 from summarizer.context_formats import to_openai_chat
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.render import NO_SUMMARY_YET
-from summarizer.integrations.raw_sdks import openai_chat_messages
+from summarizer.ingest.raw_sdks import openai_chat_messages
 
 HOST_ID_PREFIX = "langchain:"
 
@@ -55,10 +56,7 @@ class _Memory:
     @property
     def summarizer(self) -> Summarizer:
         if self._summarizer is None:
-            from summarizer.composition import build_summarizer
-            from summarizer.settings import load_settings
-
-            self._summarizer = build_summarizer(load_settings())
+            self._summarizer = build_summarizer()
         return self._summarizer
 
     def record(self, messages: Sequence[BaseMessage]) -> None:
@@ -106,7 +104,7 @@ def _with_summary(system: SystemMessage | None, summary: str | None) -> SystemMe
 class SummarizerMiddleware(AgentMiddleware):
     """Agent middleware for `langchain.agents.create_agent`: record each new message, and send the model
     the summary and the window instead of the whole history. `agent_id` names the conversation; the
-    `summarizer` defaults to `build_summarizer(load_settings())`. Run `summarizer worker` beside the app."""
+    `summarizer` defaults to `build_summarizer()`. Run `summarizer worker` beside the app."""
 
     def __init__(self, agent_id: str, summarizer: Summarizer | None = None) -> None:
         super().__init__()

@@ -35,6 +35,7 @@ from agents.items import TResponseInputItem
 from agents.memory import SessionSettings
 
 from summarizer.api import Summarizer
+from summarizer.composition import build_summarizer
 from summarizer.domain.agent_ids import check_agent_id
 from summarizer.domain.credentials import mask_json
 from summarizer.domain.errors import InvalidMessage, UnknownAgent
@@ -42,8 +43,8 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.render import NO_SUMMARY_YET
 from summarizer.ingest.problems import Problem
+from summarizer.ingest.raw_sdks import as_json
 from summarizer.ingest.responses_format import parse_responses_item
-from summarizer.integrations.raw_sdks import as_json
 
 log = structlog.get_logger(__name__)
 
@@ -98,7 +99,7 @@ def visible_items(messages: Sequence[StoredMessage]) -> list[tuple[str, TRespons
 class SummarizerSession:
     """An Agents SDK `Session` whose history is an agent of summarizer (the session id is the agent id).
 
-    `summarizer` defaults to `build_summarizer(load_settings())`: the database and budget that the
+    `summarizer` defaults to `build_summarizer()`: the database and budget that the
     `SUMMARIZER_*` settings name, the embedded SQLite database without any. Run the summary workers
     (`summarizer worker`) beside the app to fold what leaves the window."""
 
@@ -117,10 +118,7 @@ class SummarizerSession:
     @property
     def summarizer(self) -> Summarizer:
         if self._summarizer is None:
-            from summarizer.composition import build_summarizer
-            from summarizer.settings import load_settings
-
-            self._summarizer = build_summarizer(load_settings())
+            self._summarizer = build_summarizer()
         return self._summarizer
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:

@@ -1,0 +1,113 @@
+"""The composition root's database side: the handle for the configured URL (`connect_database` picks
+SQLite or PostgreSQL by its scheme), the schema check and migrations, the storage port's update and
+operator store for that backend (`SqliteStore` or `PostgresStore`), the conversation store over it, and
+the one-line account of a database that cannot be reached."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import structlog
+from sqlalchemy.exc import InterfaceError, OperationalError
+
+from summarizer.composition.environment import loaded
+from summarizer.composition.llm import build_token_counter
+from summarizer.composition.timeouts import database_timeouts, timeout_line
+from summarizer.domain import secrets
+from summarizer.settings import Settings
+from summarizer.storage.backends import connect_database
+from summarizer.storage.postgres.database import PostgresDatabase
+from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.migrations import SchemaAdmin, ensure_schema
+from summarizer.storage.sql.store import SqlStore
+from summarizer.storage.sqlite.database import SqliteDatabase
+
+
+def database_outage_types() -> tuple[type[Exception], ...]:
+    """The errors that mean "the database cannot be reached now" (as opposed to a bug or bad input)."""
+    return (OperationalError, InterfaceError)
+
+
+def database_outage(exc: BaseException, settings: Settings | None = None) -> str | None:
+    """One line naming the database (password masked) and why it cannot be reached, when `exc` is such an
+    outage; None for any other error."""
+    if not isinstance(exc, database_outage_types()):
+        return None
+    settings = settings or loaded()
+    shown = secrets.mask_url(settings.resolved_database_url()) if settings else "the database"
+    cause = getattr(exc, "orig", None) or exc
+    reason = next((line.strip() for line in str(cause).splitlines() if line.strip()), type(cause).__name__)
+    return timeout_line(exc, shown, settings) or f"database {shown} is unreachable: {secrets.redact(reason)}"
+
+
+def wait_for_database(settings: Settings, *, max_backoff: float = 30.0) -> Database:
+    """`open_database`, retried with doubling backoff while the database is unreachable (a worker or the
+    HTTP server starts before its database); logged once when it is found down and once when it is back."""
+    log = structlog.get_logger("summarizer.database")
+    delay, down = 1.0, False
+    while True:
+        try:
+            db = open_database(settings)
+        except database_outage_types() as exc:
+            if not down:
+                log.error("database.unreachable", error=database_outage(exc, settings), retry_in=delay)
+                down = True
+            time.sleep(delay)  # a backoff between connection attempts, not a wait for another process
+            delay = min(delay * 2, max_backoff)
+            continue
+        if down:
+            log.warning("database.reachable_again")
+        return db
+
+
+def build_database(settings: Settings, *, url: str | None = None) -> Database:
+    """A database handle, schema unchecked (for `summarizer db` commands, which manage the schema, and
+    `doctor`, which passes the configured URL with a connect timeout as `url`)."""
+    return connect_database(
+        url or settings.resolved_database_url(),
+        prepare_threshold=settings.database_prepare_threshold,
+        **database_timeouts(settings),
+    )
+
+
+def build_sql_store(db: Database) -> SqlStore[Any]:
+    """The storage port's update and operator store for `db`'s backend."""
+    # Imported here: only the store of the backend in use is loaded; the other's statements would add
+    # about a tenth of a second to the start of every command and hook.
+    if isinstance(db, PostgresDatabase):
+        from summarizer.storage.postgres.store import PostgresStore
+
+        return PostgresStore(db)
+    if isinstance(db, SqliteDatabase):
+        from summarizer.storage.sqlite.store import SqliteStore
+
+        return SqliteStore(db)
+    raise TypeError(f"no store for {type(db).__name__}")
+
+
+def open_database(settings: Settings, *, migrate: bool | None = None) -> Database:
+    """The database at the current schema. `migrate` (default: only for the embedded database) upgrades a
+    schema that is behind instead of refusing to run."""
+    db = build_database(settings)
+    ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
+    return db
+
+
+def build_schema(settings: Settings) -> SchemaAdmin:
+    """The schema of the configured database, for `summarizer db upgrade|downgrade|current`."""
+    return SchemaAdmin(build_database(settings))
+
+
+def build_store(settings: Settings, db: Database) -> ConversationStore:
+    secrets.register(settings.secret_values())  # never stored, even from settings not read by `load`
+    config = StoreConfig(
+        window_tokens=settings.window_tokens,
+        batch_size=settings.batch_size,
+        counter=build_token_counter(settings),
+        provider=settings.token_provider,
+        model=settings.model,
+        mask_credentials=not settings.keep_raw_credentials,
+    )
+    return ConversationStore(db, config)
