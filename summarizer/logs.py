@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from summarizer.domain import credentials  # noqa: F401 - registers the conversation rules in redact
 from summarizer.domain.secrets import MASK, redact
 
 SECRET_KEY_PATTERN = re.compile(

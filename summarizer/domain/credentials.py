@@ -147,3 +147,6 @@ def mask_message(message: NewMessage, *, configured_only: bool = False) -> NewMe
     if content is message.content and tool_input is message.input:
         return message
     return replace(message, content=content, input=tool_input)
+
+
+secrets.also_mask(mask_credentials)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
 MASK = "***"
@@ -51,6 +51,7 @@ _MIGHT_MATCH = re.compile(
 )
 
 _lock = threading.Lock()
+_rules: list[Callable[[str], str]] = []
 _known: frozenset[str] = frozenset()
 _known_pattern: re.Pattern[str] | None = None
 
@@ -106,20 +107,25 @@ def mask_url(url: str) -> str:
     return redact(url)
 
 
-def redact(text: str) -> str:
-    """`text` with every registered secret value and every known credential shape masked: the shapes
-    above, then every rule conversations are masked by (`credentials.mask_credentials`), so a log line,
-    an alert or an error never shows what a stored message would not."""
-    # Imported here: the conversation rules build on this module's registered values.
-    from summarizer.domain.credentials import mask_credentials
+def also_mask(rule: Callable[[str], str]) -> None:
+    """Apply `rule` after this module's own patterns in every `redact` (the conversation rules of
+    `credentials.py` register themselves here when imported, so a log line, an alert or an error never
+    shows what a stored message would not, without this module importing them)."""
+    if rule not in _rules:
+        _rules.append(rule)
 
+
+def redact(text: str) -> str:
+    """`text` with every registered secret value and every known credential shape masked."""
     known = _known_pattern
     if known is not None:
         text = known.sub(MASK, text)
     if _MIGHT_MATCH.search(text):
         for pattern, replacement in PATTERNS:
             text = pattern.sub(replacement, text)
-    return mask_credentials(text)
+    for rule in _rules:
+        text = rule(text)
+    return text
 
 
 def redact_optional(text: str | None) -> str | None:

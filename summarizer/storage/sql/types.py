@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, Text, TypeDecorator
 from sqlalchemy.dialects.postgresql import JSONB
 
+from summarizer.domain import credentials  # noqa: F401 - registers the conversation rules in redact
 from summarizer.domain.secrets import redact, redact_json
 
 Json = JSON().with_variant(JSONB(), "postgresql")

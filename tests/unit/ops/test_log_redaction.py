@@ -122,3 +122,15 @@ def test_masking_a_megabyte_of_hostile_text_takes_one_pass(hostile: str, masked:
     from summarizer.domain.secrets import redact
 
     assert redact(hostile) == (hostile if masked is None else masked)
+
+
+def test_a_log_line_is_masked_by_every_rule_a_stored_message_is() -> None:
+    """A credential only the conversation rules know (a plural secret name, a whole value up to its
+    delimiter) never reaches a log line, an alert or an error either."""
+    from summarizer.domain.secrets import redact
+
+    line = "deploy failed: DEPLOY_PASSWORDS=Tr0ub4dor&3xQ9z; curl -u admin:hunter2hunter2 https://x.example"
+    shown = redact(line)
+    assert "Tr0ub4dor" not in shown
+    assert "3xQ9z" not in shown
+    assert "hunter2hunter2" not in shown
