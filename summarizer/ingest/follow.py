@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,24 @@ def read_document(
     restarted = position is not None and position.file_id != file_id
     new = FilePosition(found, file_id, digest, len(data), {})
     return FollowRead(records, new, restarted, notes.skipped, problem=_said(notes.warnings))
+
+
+def written_as_lines(path: Path, position: FilePosition | None, fmt: str = "auto") -> bool:
+    """Whether a `.json` file is a log of lines rather than a document (a VS Code Copilot agent transcript
+    is JSON Lines under a `.json` name): its kept format, the one given, or else the one its first bytes
+    show, is followed line by line and is no document format."""
+    name = position.format if position is not None else fmt
+    if name == "auto":
+        with path.open("rb") as stream:
+            head = stream.read(HEAD_BYTES_DOCUMENT)
+        first, newline, _ = head.partition(b"\n")
+        try:
+            if not newline or not isinstance(json.loads(first), dict):
+                return False  # a document on one line, or spread over many: not one object a line
+            name = detect(head, str(path)).format
+        except (ValueError, UndetectedFormat):
+            return False
+    return name in FOLLOWED_FORMATS and name not in DOCUMENT_FORMATS
 
 
 def _document_format(head: bytes, path: Path, size: int) -> str | None:

@@ -21,7 +21,13 @@ from pathlib import Path
 
 from summarizer.domain.errors import SummarizerError
 from summarizer.domain.followed import FilePosition
-from summarizer.ingest.follow import MAX_DOCUMENT_BYTES, FollowRead, read_document, read_new
+from summarizer.ingest.follow import (
+    MAX_DOCUMENT_BYTES,
+    FollowRead,
+    read_document,
+    read_new,
+    written_as_lines,
+)
 from summarizer.ingest.formats.registry import FORMATS
 from summarizer.ingest.path_agents import agent_from_name
 from summarizer.storage.port import FollowStore, IngestReport
@@ -171,7 +177,10 @@ class Follower:
         """The next read of `path` from `position`, for `agent`: a JSON document log whole when it
         changed (read_document), a log of lines from its kept offset (read_new); None when it is gone."""
         try:
-            if path.suffix == ".json" or path.name in LOG_NAMES:  # read whole when it changed
+            whole = path.name in LOG_NAMES or (
+                path.suffix == ".json" and not written_as_lines(path, position, self._fmt)
+            )
+            if whole:  # read whole when it changed
                 return read_document(
                     path,
                     position,
