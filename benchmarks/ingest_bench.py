@@ -24,9 +24,9 @@ from pathlib import Path
 from benchmarks.pg import scratch_postgres
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.reading import load_window_messages
+from summarizer.storage.sql.readers.reading import load_window_messages
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[1]

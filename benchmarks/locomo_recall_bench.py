@@ -48,10 +48,9 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.domain.recall import STOP_WORDS, InvalidQuery
 from summarizer.service.recall import Recall
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.recall import SqlRecallStore
+from summarizer.storage.sql.readers.recall import SqlRecallStore
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 TOP = 10
 _WORD = re.compile(r"[^\W_]+")
@@ -102,7 +101,7 @@ class PlainBM25:
 # ----- recording and asking -------------------------------------------------------------------------------
 
 
-def record(store: SqlConversationStore, agent: str, conversation: locomo.Conversation) -> None:
+def record(store: ConversationStore, agent: str, conversation: locomo.Conversation) -> None:
     store.record_many(
         [
             (
@@ -133,7 +132,7 @@ def exchange_units(db: Database, agent: str, conversation: locomo.Conversation) 
 
 
 def ask_all(db: Database, conversations: list[locomo.Conversation]) -> tuple[list[Asked], list[float], int]:
-    store = SqlConversationStore(ConversationStore(db, StoreConfig(window_tokens=0, batch_size=50)))
+    store = ConversationStore(db, StoreConfig(window_tokens=0, batch_size=50))
     recall = Recall(SqlRecallStore(db))
     asked: list[Asked] = []
     latencies: list[float] = []

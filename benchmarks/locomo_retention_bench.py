@@ -51,8 +51,8 @@ from summarizer.domain.messages import NewMessage
 from summarizer.engine.model import Summary
 from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.sql.migrations import upgrade
-from summarizer.storage.sql.reading import load_summary
-from summarizer.storage.sql.schema import agents, messages
+from summarizer.storage.sql.readers.reading import load_summary
+from summarizer.storage.sql.statements.schema import agents, messages
 
 KEEP_DAYS = 14
 WINDOW_TOKENS = 1_500

@@ -34,7 +34,7 @@ from summarizer.service.now_pin import now_pin_text, refresh_now
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.steering import Steering
 from summarizer.service.update import UpdateService
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 AGENT = "bench/coder"
 PIN_TEXT = "Deploy only from the release branch; migrations run by CI, never by hand. " * 26

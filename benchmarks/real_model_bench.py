@@ -46,7 +46,7 @@ from summarizer.samples import SAMPLE_AGENT, sample_path
 from summarizer.service.update import UpdateService
 from summarizer.settings import load_settings
 from summarizer.storage.sql.migrations import ensure_schema
-from summarizer.storage.sql.schema import summary_runs
+from summarizer.storage.sql.statements.schema import summary_runs
 
 MODEL_PATHS_EXCLUDED = {"offline-fallback", "offline-routed", "unsummarizable"}
 

@@ -46,7 +46,7 @@ from summarizer.settings import LLMChoice, Settings
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import upgrade
-from summarizer.storage.sql.recall import SqlRecallStore
+from summarizer.storage.sql.readers.recall import SqlRecallStore
 
 TOP = 5
 TARGET = 0.90

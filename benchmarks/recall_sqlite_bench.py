@@ -28,10 +28,9 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.service.recall import Recall
 from summarizer.settings import LLMChoice, Settings
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.migrations import upgrade
-from summarizer.storage.sql.recall import SqlRecallStore
+from summarizer.storage.sql.readers.recall import SqlRecallStore
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 CALL = 500
 """Messages per recording call while filling."""
@@ -46,9 +45,7 @@ def measure(agents: int, per_agent: int, queries: int) -> dict[str, object]:
         db = build_database(settings)
         upgrade(db)
         try:
-            store = SqlConversationStore(
-                ConversationStore(db, StoreConfig(window_tokens=2000, batch_size=10))
-            )
+            store = ConversationStore(db, StoreConfig(window_tokens=2000, batch_size=10))
             started = time.perf_counter()
             for a in range(agents):
                 for first in range(0, per_agent, CALL):

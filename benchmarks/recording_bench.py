@@ -107,8 +107,7 @@ def run_once(kind: str, messages: int, per_call: int, drop_search: bool) -> floa
     """Messages per second recording `messages` in calls of `per_call` on a fresh database."""
     from sqlalchemy import text
 
-    from summarizer.storage.sql.conversation_store import SqlConversationStore
-    from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+    from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
     work = batches(messages, per_call)
     with _database(kind) as db:
@@ -116,11 +115,14 @@ def run_once(kind: str, messages: int, per_call: int, drop_search: bool) -> floa
             with db.write() as conn:
                 for statement in _DROP_SEARCH[kind]:
                     conn.execute(text(statement))
-            # SQLite's search rows are written by the recording code (search_rows.py): nothing to write to.
-            from summarizer.storage.sql import search_rows
+            # SQLite's search rows are written by the recording code (storage/sqlite/search_rows.py): with
+            # the table gone, its dialect writes none.
+            from dataclasses import replace
 
-            search_rows.index_new_messages = lambda conn, spans: None
-        store = SqlConversationStore(ConversationStore(db, StoreConfig(window_tokens=2000, batch_size=10)))
+            from summarizer.storage.sql.dialect import register
+
+            register(replace(db.dialect, index_new_messages=lambda conn, spans: None))
+        store = ConversationStore(db, StoreConfig(window_tokens=2000, batch_size=10))
         started = time.perf_counter()
         for batch in work:
             store.record_many(batch)

@@ -47,11 +47,10 @@ from summarizer.engine.engine import SummaryEngine
 from summarizer.ingest.reader import read_records
 from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import upgrade
-from summarizer.storage.sql.reading import load_summary
+from summarizer.storage.sql.readers.reading import load_summary
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.retention_data import AGENT, CONVERSATION, FACTS
@@ -143,7 +142,7 @@ class Replay:
             clock=clock,
         )
         host = Summarizer(
-            SqlConversationStore(store),
+            store,
             default_budget=settings.window_tokens,
             render_summary=render_summary,
             clock=clock,

@@ -46,11 +46,11 @@ from summarizer.logs import configure_logging
 from summarizer.service.results import AgingReport
 from summarizer.settings import Settings
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql import queue
-from summarizer.storage.sql.bulk import bulk_insert
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import upgrade
-from summarizer.storage.sql.schema import summaries
+from summarizer.storage.sql.statements.bulk import bulk_insert
+from summarizer.storage.sql.statements.schema import summaries
+from summarizer.storage.sql.writers import queue
 
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 TABLES = ("agents", "messages", "exchanges", "summary_update_queue", "summaries", "summary_runs", "alerts")
@@ -300,7 +300,7 @@ class Fleet:
         step.messages = self.messages
 
     def aging_page(self, now: datetime) -> list[str]:
-        from summarizer.storage.sql.summaries import agents_due_for_aging
+        from summarizer.storage.sql.writers.summaries import agents_due_for_aging
 
         with self.db.read() as conn:
             return agents_due_for_aging(conn, now.date(), AGING_PAGE, "")

@@ -32,7 +32,7 @@ from summarizer.logs import configure_logging
 from summarizer.service.results import Outcome
 from summarizer.service.update import UpdateService
 from summarizer.settings import load_settings
-from summarizer.storage.sql.schema import summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_update_queue
 from tests.support.services import fresh_postgres_database, migrate
 from tests.support.workload import WINDOW_TOKENS
 

@@ -35,7 +35,7 @@ from summarizer.domain.messages import NewMessage
 from summarizer.settings import load_settings
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, exchanges, summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import agents, exchanges, summary_runs, summary_update_queue
 from tests.support.fleet import Fleet, RedisServer, wait_for
 from tests.support.services import fresh_postgres_database, migrate
 from tests.support.workload import WINDOW_TOKENS, make_store

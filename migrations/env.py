@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from summarizer.storage.sql.schema import compared, metadata
+from summarizer.storage.sql.statements.schema import compared, metadata
 
 
 def _url() -> str:

@@ -12,7 +12,7 @@ own engine, kept in step by the database itself in the transaction that records 
 
 Path separators, dots, colons and equals signs count as word breaks, so `src/auth/refresh.py` is found by
 `refresh`. At most the first 200,000 characters of a message are indexed (PostgreSQL refuses a tsvector
-over 1 MB). Neither object is part of the SQLAlchemy schema (`summarizer/storage/sql/schema.py`): the
+over 1 MB). Neither object is part of the SQLAlchemy schema (`summarizer/storage/sql/statements/schema.py`): the
 schema comparison skips them by name (`SEARCH_OBJECTS`).
 
 Revision ID: 0009

@@ -4,7 +4,7 @@ The trigger `messages_search_insert` (migration 0009) added each message to the 
 statement of its own, and FTS5 writes what it has gathered as a new index segment at each statement
 boundary: a batch of 100 messages left 100 tiny segments for FTS5 to merge, doubling what indexing cost.
 The recording transaction now adds a batch's messages with one INSERT ... SELECT per agent
-(`summarizer/storage/sql/search_rows.py`), in the same transaction as before. PostgreSQL's generated
+(`summarizer/storage/sqlite/search_rows.py`), in the same transaction as before. PostgreSQL's generated
 column is untouched.
 
 Revision ID: 0012

@@ -11,8 +11,8 @@ from summarizer.domain.prices import FREE, PriceTable, default_table, read_price
 from summarizer.service.cost_budgets import BudgetPolicy, CostBudgets
 from summarizer.service.costs import Costs, to_micros
 from summarizer.settings import LLMChoice, Settings
-from summarizer.storage.sql.cost_store import SqlCostStore
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stores.cost_store import SqlCostStore
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"})
 

@@ -1,7 +1,7 @@
-"""The composition root's database side: the handle for the configured URL (`connect_database` picks
-SQLite or PostgreSQL by its scheme), the schema check and migrations, the storage port's update and
-operator store for that backend (`SqliteStore` or `PostgresStore`), the conversation store over it, and
-the one-line account of a database that cannot be reached."""
+"""The composition root's database side: the handle for the configured URL (`connect_database` chooses
+the backend by its scheme, once), the schema check and migrations, the storage port's update and
+operator store that backend builds (`store_for`), the conversation store over it, and the one-line
+account of a database that cannot be reached."""
 
 from __future__ import annotations
 
@@ -16,13 +16,11 @@ from summarizer.composition.llm import build_token_counter
 from summarizer.composition.timeouts import database_timeouts, timeout_line
 from summarizer.domain import secrets
 from summarizer.settings import Settings
-from summarizer.storage.backends import connect_database
-from summarizer.storage.postgres.database import PostgresDatabase
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
+from summarizer.storage.backends import connect_database, store_for
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import SchemaAdmin, ensure_schema
-from summarizer.storage.sql.store import SqlStore
-from summarizer.storage.sqlite.database import SqliteDatabase
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
+from summarizer.storage.sql.stores.store import SqlStore
 
 
 def database_outage_types() -> tuple[type[Exception], ...]:
@@ -73,18 +71,9 @@ def build_database(settings: Settings, *, url: str | None = None) -> Database:
 
 
 def build_sql_store(db: Database) -> SqlStore[Any]:
-    """The storage port's update and operator store for `db`'s backend."""
-    # Imported here: only the store of the backend in use is loaded; the other's statements would add
-    # about a tenth of a second to the start of every command and hook.
-    if isinstance(db, PostgresDatabase):
-        from summarizer.storage.postgres.store import PostgresStore
-
-        return PostgresStore(db)
-    if isinstance(db, SqliteDatabase):
-        from summarizer.storage.sqlite.store import SqliteStore
-
-        return SqliteStore(db)
-    raise TypeError(f"no store for {type(db).__name__}")
+    """The storage port's update and operator store for `db`'s backend (only that backend's store module
+    is loaded)."""
+    return store_for(db)
 
 
 def open_database(settings: Settings, *, migrate: bool | None = None) -> Database:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from summarizer.storage.port import FleetReader
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.fleet_view import SqlFleetView
+from summarizer.storage.sql.readers.fleet_view import SqlFleetView
 
 
 def build_fleet_view(db: Database) -> FleetReader:

@@ -7,7 +7,7 @@ from summarizer.composition.workers import build_wakeup
 from summarizer.service.follow import Follower
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.followed import SqlFollowStore
+from summarizer.storage.sql.writers.followed import SqlFollowStore
 
 
 def build_follower(

@@ -21,10 +21,9 @@ from summarizer.engine.render import render_summary as render
 from summarizer.service.recall import Recall
 from summarizer.service.steering import Steering
 from summarizer.settings import Settings
-from summarizer.storage.sql.conversation_store import SqlConversationStore
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.fleet_view import SqlFleetView
-from summarizer.storage.sql.recall import SqlRecallStore
+from summarizer.storage.sql.readers.fleet_view import SqlFleetView
+from summarizer.storage.sql.readers.recall import SqlRecallStore
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -43,7 +42,7 @@ def build_summarizer(settings: Settings | None = None, db: Database | None = Non
         settings = load()
     db = db or open_database(settings)
     return Summarizer(
-        SqlConversationStore(build_store(settings, db)),
+        build_store(settings, db),
         departed=build_provenance(settings, db).departed,
         default_budget=settings.window_tokens,
         summary_max_tokens=settings.summary_max_tokens,

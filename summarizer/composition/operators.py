@@ -15,10 +15,10 @@ from summarizer.domain.alert_rules import AlertThresholds, parse_duration
 from summarizer.service.operations import Operations
 from summarizer.service.provenance import Provenance
 from summarizer.settings import Settings, SettingsError
-from summarizer.storage.sql.alert_store import SqlAlertStore
-from summarizer.storage.sql.breakers import SqlBreakerStore
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.metric_figures import SqlMetricsReader
+from summarizer.storage.sql.readers.metric_figures import SqlMetricsReader
+from summarizer.storage.sql.stores.alert_store import SqlAlertStore
+from summarizer.storage.sql.writers.breakers import SqlBreakerStore
 
 if TYPE_CHECKING:
     from prometheus_client.core import CollectorRegistry

@@ -18,8 +18,8 @@ from summarizer.service.model_routing import ModelRouting
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.settings import LLMChoice, Settings
-from summarizer.storage.sql.breakers import SqlBreakerStore
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.writers.breakers import SqlBreakerStore
 
 
 def build_worker_config(settings: Settings) -> WorkerConfig:

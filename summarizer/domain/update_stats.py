@@ -1,6 +1,6 @@
 """The update figures over a window of summary runs, plus the queue as it is now (a plain value).
 
-Built by the storage backend (`storage/sql/stats.py`), judged by the alert rules, shown by `summarizer stats`
+Built by the storage backend (`storage/sql/readers/stats.py`), judged by the alert rules, shown by `summarizer stats`
 and the HTTP API.
 """
 

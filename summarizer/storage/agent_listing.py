@@ -1,7 +1,7 @@
 """One agent as `summarizer agents` lists it: where it came from, how much it holds, how it is doing.
 
 Plain data crossing the storage port (`ops_port.FleetReader.agent_page`); the SQL that reads a page is in
-`storage/sql/agent_list.py`.
+`storage/sql/readers/agent_list.py`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The storage port of costs and budgets: the usage the run records hold, and each agent's daily budget.
 
-SQL-free like `port.py`: the SQL backend is storage/sql/cost_store.py, the in-memory fake
+SQL-free like `port.py`: the SQL backend is storage/sql/stores/cost_store.py, the in-memory fake
 summarizer/testing/memory_costs.py. Prices are not storage's business: the rows carry tokens and the
 model that spent them, and service/costs.py turns them into money.
 """

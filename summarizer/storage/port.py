@@ -140,7 +140,7 @@ class UpdateStore(Protocol):
     def commit(self, commit: UpdateCommit) -> Committed:
         """Write a new summary version and all that depends on it, all or nothing.
 
-        Raises `LostClaim` or `StaleSummary` when a guard fails (see `storage/sql/commit_guards.py`).
+        Raises `LostClaim` or `StaleSummary` when a guard fails (see `storage/sql/statements/commit_guards.py`).
         """
         ...
 

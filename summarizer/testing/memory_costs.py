@@ -1,6 +1,6 @@
 """A fake: the cost port (`CostStore`) over an `InMemoryUpdateStore`'s runs, alerts and agents.
 
-It answers the way storage/sql/costs.py does (usage per UTC day, agent and model of the runs that spent
+It answers the way storage/sql/readers/costs.py does (usage per UTC day, agent and model of the runs that spent
 tokens; one open fleet alert at a time; earlier days' alerts resolved on request), so the budget logic
 can be tested without a database. Not a store for production.
 """

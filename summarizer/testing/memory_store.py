@@ -30,7 +30,7 @@ from summarizer.storage.port import (
     UpdateCommit,
     VersionWrite,
 )
-from summarizer.storage.sql.commit_guards import FOLDED, LOST, STALE, guard_error
+from summarizer.storage.sql.statements.commit_guards import FOLDED, LOST, STALE, guard_error
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, RecentRun
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
 from summarizer.testing.memory_versions import MemoryVersions

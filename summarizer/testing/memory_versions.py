@@ -85,19 +85,17 @@ class MemoryVersions:
             return None if agent is None else AgentSteering(agent.instructions, agent.now_item)
 
     def set_instructions(self, agent_id: str, instructions: str | None) -> bool:
-        with self._lock:
-            agent = self._s.agents.get(agent_id)
-            if agent is None:
-                return False
-            agent.instructions = instructions
-            return True
+        return self._set_steering(agent_id, "instructions", instructions)
 
     def set_now_item(self, agent_id: str, now_item: bool | None) -> bool:
+        return self._set_steering(agent_id, "now_item", now_item)
+
+    def _set_steering(self, agent_id: str, name: str, value: str | bool | None) -> bool:
         with self._lock:
             agent = self._s.agents.get(agent_id)
             if agent is None:
                 return False
-            agent.now_item = now_item
+            setattr(agent, name, value)
             return True
 
     def latest_task(self, agent_id: str) -> LatestTask:

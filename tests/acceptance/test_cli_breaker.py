@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from summarizer.cli.main import cli
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.breakers import SqlBreakerStore
+from summarizer.storage.sql.writers.breakers import SqlBreakerStore
 from tests.acceptance.cli import run_cli
 from tests.support.rows import insert_queued_agent
 

@@ -12,7 +12,7 @@ from structlog.testing import capture_logs
 from summarizer.alerting.service import UnknownAlert
 from summarizer.cli.main import cli
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.summaries import record_run
+from summarizer.storage.sql.writers.summaries import record_run
 from summarizer.storage.values import RunRecord
 from tests.acceptance.cli import run_cli
 from tests.support.fake_webhook import fake_webhook

@@ -15,9 +15,9 @@ from summarizer.composition import build_sql_store
 from summarizer.domain.messages import EvictedExchange
 from summarizer.storage.port import SteeringStore, UpdateStore
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.queue_upsert import arm_queue_row
-from summarizer.storage.sql.schema import agents, alerts, exchanges, messages, summary_runs
-from summarizer.storage.sql.schema import summary_update_queue as q
+from summarizer.storage.sql.statements.schema import agents, alerts, exchanges, messages, summary_runs
+from summarizer.storage.sql.statements.schema import summary_update_queue as q
+from summarizer.storage.sql.writers.queue_upsert import arm_queue_row
 from summarizer.storage.values import RunRecord
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryRow
 

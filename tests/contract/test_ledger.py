@@ -154,9 +154,8 @@ def test_a_rebuild_that_loses_the_race_is_discarded_and_asked_again(store: Contr
     current = store.load_summary("a")
     assert current is not None
     store.swap_summary(type(current)(agent_id="a", version=2, updated_at=clock()), 1, VersionWrite("aging"))
-    from summarizer.service.rebuild import rebuild
     from summarizer.storage.port import StaleSummary
 
     with pytest.raises(StaleSummary):
-        rebuild(store, svc.engine, svc.config, claimed[0], claimed[1], clock)  # type: ignore[arg-type]
+        svc.rebuilds.rebuild(svc.engine, claimed[0], claimed[1])  # type: ignore[arg-type]
     assert store.agents["a"].rebuild_requested_at is not None

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import func, select
 
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.schema import followed_files, messages
+from summarizer.storage.sql.statements.schema import followed_files, messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
 from tests.support.corpora import fixture_path

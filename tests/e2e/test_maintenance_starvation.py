@@ -19,9 +19,9 @@ from sqlalchemy import func, select
 
 from summarizer.broker.celery_config import TASK_ALERTS, TASK_DISPATCH, TASK_RESCUE
 from summarizer.domain.alert_rules import QUEUE_DEPTH_HIGH
-from summarizer.storage.sql import alerts
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_update_queue
+from summarizer.storage.sql.writers import alerts
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.workload import feed, make_store
 

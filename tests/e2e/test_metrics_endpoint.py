@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from summarizer.storage.sql.breakers import SqlBreakerStore
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.writers.breakers import SqlBreakerStore
 from tests.acceptance.cli import run_cli
 from tests.support.fleet import free_port, wait_for
 from tests.support.services import ROOT

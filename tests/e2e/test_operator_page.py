@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.alerts import raise_once
+from summarizer.storage.sql.writers.alerts import raise_once
 from tests.acceptance.cli import run_cli
 from tests.e2e.flower_support import Browser, require_chromium
 from tests.e2e.test_http_curl import conversation, server_env, spawn_serve

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import func, select
 
 from summarizer.domain.breaker_state import OPEN, PROVIDER_DOWN
-from summarizer.storage.sql import alerts
-from summarizer.storage.sql.breakers import load
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.writers import alerts
+from summarizer.storage.sql.writers.breakers import load
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
 

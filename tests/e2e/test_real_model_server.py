@@ -19,7 +19,7 @@ from summarizer.samples import SAMPLE_AGENT, sample_path
 from summarizer.service.ledger import ledger_entries
 from summarizer.settings import load_settings
 from summarizer.storage.sql.migrations import ensure_schema
-from summarizer.storage.sql.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_runs, summary_update_queue
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.llama_server import MODEL_ALIAS, llama_server
 from tests.support.services import fresh_postgres_database, migrate

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from summarizer.ingest.reader import read_records
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.e2e.test_http_curl import server_env
 from tests.support.corpora import fixture_path

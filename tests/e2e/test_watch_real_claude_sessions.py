@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from summarizer.ingest.reader import read_records
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.e2e.test_http_curl import server_env
 from tests.support.corpora import fixture_path
 from tests.support.fleet import wait_for

@@ -12,9 +12,9 @@ import pytest
 
 from summarizer.composition import build_database
 from summarizer.settings import load_settings
-from summarizer.storage.sql import alerts
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import ensure_schema
+from summarizer.storage.sql.writers import alerts
 from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store

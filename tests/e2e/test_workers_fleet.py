@@ -14,9 +14,9 @@ from sqlalchemy import select, text
 
 from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
-from summarizer.storage.sql import alerts
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.writers import alerts
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store

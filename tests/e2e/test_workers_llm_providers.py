@@ -15,7 +15,7 @@ from summarizer.composition import build_database
 from summarizer.settings import load_settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import ensure_schema
-from summarizer.storage.sql.schema import summary_runs
+from summarizer.storage.sql.statements.schema import summary_runs
 from summarizer.testing.fake_chat_completions import FakeChatCompletionsAPI, unauthorized
 from summarizer.testing.fake_messages_api import MESSAGES_PATH, FakeMessagesAPI
 from tests.support.fleet import Fleet, fleet_env, wait_for

@@ -22,9 +22,9 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.settings import Settings
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.agent_list import page_statement
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import alerts, summary_update_queue
+from summarizer.storage.sql.readers.agent_list import page_statement
+from summarizer.storage.sql.statements.schema import alerts, summary_update_queue
 from tests.acceptance.cli import run_cli
 from tests.support.corpora import fixture_path
 from tests.support.http_api import SCOPED_TOKEN, api_client, bearer, canonical, cli_settings

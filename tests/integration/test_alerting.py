@@ -22,12 +22,12 @@ from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql import alerts
-from summarizer.storage.sql.alert_store import SqlAlertStore
-from summarizer.storage.sql.alerts import AlertRecord
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, summary_update_queue
-from summarizer.storage.sql.summaries import record_run
+from summarizer.storage.sql.statements.schema import agents, summary_update_queue
+from summarizer.storage.sql.stores.alert_store import SqlAlertStore
+from summarizer.storage.sql.writers import alerts
+from summarizer.storage.sql.writers.alerts import AlertRecord
+from summarizer.storage.sql.writers.summaries import record_run
 from summarizer.storage.values import SUMMARY_UPDATES_FAILING, RunRecord
 from tests.support.fake_smtp import FakeSmtpServer, fake_smtp_server
 from tests.support.fake_webhook import fake_webhook

@@ -23,7 +23,7 @@ from summarizer.engine import (
 from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, operations_schema
 from summarizer.engine.ports import LLMRequest, UpdateContext
-from summarizer.engine.prompt import build_prompt
+from summarizer.engine.prompt import PromptLimits, build_prompt
 from summarizer.llm.anthropic_adapter import AnthropicLLM, retry_after_seconds
 from summarizer.llm.anthropic_counter import AnthropicTokenCounter
 from summarizer.settings import load_settings
@@ -56,7 +56,11 @@ def request(*batch: EvictedExchange) -> LLMRequest:
     """The request the engine would send for this batch on the append rung."""
     path = UpdatePath.APPEND
     prompt = build_prompt(
-        path, batch, (), current_tokens=0, max_tokens=10_000, clip_chars=4000, max_item_chars=600
+        path,
+        batch,
+        (),
+        PromptLimits(10_000, 4000, 600),
+        current_tokens=0,
     )
     context = UpdateContext(path, tuple(batch), (), max_item_chars=600, max_tokens=10_000, current_tokens=0)
     return LLMRequest(
@@ -129,10 +133,8 @@ def test_the_stable_prefix_is_marked_for_prompt_caching_and_cache_usage_is_read(
         path,
         (exchange(5),),
         items,
+        PromptLimits(10_000, 4000, 600),
         current_tokens=9000,
-        max_tokens=10_000,
-        clip_chars=4000,
-        max_item_chars=600,
     )
     context = UpdateContext(
         path, (exchange(5),), items, max_item_chars=600, max_tokens=10_000, current_tokens=9000

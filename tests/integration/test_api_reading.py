@@ -14,10 +14,9 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.engine.model import Summary
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summaries
+from summarizer.storage.sql.statements.schema import summaries
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from summarizer.views import history_json, history_text
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -35,7 +34,7 @@ def facade(db: Database, budget: int = 70, woken: list[str] | None = None) -> Su
             woken.extend(agents)
 
     return Summarizer(
-        SqlConversationStore(store),
+        store,
         default_budget=budget,
         render_summary=render,
         on_queued=wake,
@@ -192,7 +191,7 @@ def test_reads_do_not_wait_for_a_writer_holding_its_lock(db: Database) -> None:
     from sqlalchemy import select as sa_select
     from sqlalchemy import update as sa_update
 
-    from summarizer.storage.sql.schema import agents as agents_table
+    from summarizer.storage.sql.statements.schema import agents as agents_table
 
     api = facade(db)
     feed(api, "a", 2)

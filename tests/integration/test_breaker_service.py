@@ -19,10 +19,10 @@ from summarizer.service.breaker import BreakerConfig, FleetHealth, ProviderBreak
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.settings import load_settings
-from summarizer.storage.sql import alerts
-from summarizer.storage.sql.breakers import SqlBreakerStore
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.writers import alerts
+from summarizer.storage.sql.writers.breakers import SqlBreakerStore
 from tests.support.workload import assert_folded_exactly_once, fake_engine, feed, make_store
 
 

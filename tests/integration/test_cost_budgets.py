@@ -22,7 +22,7 @@ from summarizer.llm.offline import OfflineLLM
 from summarizer.service.update import UpdateService
 from summarizer.storage.cost_port import BUDGET_PATH, COST_BUDGET
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import alerts, summary_runs
+from summarizer.storage.sql.statements.schema import alerts, summary_runs
 from summarizer.testing.fake_chat_completions import FakeChatCompletionsAPI, bad_json_arguments
 from summarizer.testing.fake_messages_api import FakeMessagesAPI
 from tests.support.http_api import hermetic_settings

@@ -21,7 +21,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs
+from summarizer.storage.sql.statements.schema import summary_runs
 from tests.support.http_api import SCOPED_TOKEN, api_client, bearer, cli_settings, invoke
 
 AGENT = "team-a/coder"

@@ -14,11 +14,11 @@ from summarizer.metrics import build_registry, render
 from summarizer.service.cost_budgets import BudgetPolicy, CostBudgets
 from summarizer.service.costs import Costs
 from summarizer.storage.cost_port import UsageRow
-from summarizer.storage.sql.conversations import ConversationStore
-from summarizer.storage.sql.cost_store import SqlCostStore
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.metric_figures import SqlMetricsReader
-from summarizer.storage.sql.summaries import record_run
+from summarizer.storage.sql.readers.metric_figures import SqlMetricsReader
+from summarizer.storage.sql.stores.conversations import ConversationStore
+from summarizer.storage.sql.stores.cost_store import SqlCostStore
+from summarizer.storage.sql.writers.summaries import record_run
 from summarizer.storage.values import RunRecord
 from tests.support.statements import counting_statements
 

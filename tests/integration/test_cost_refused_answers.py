@@ -14,8 +14,8 @@ from sqlalchemy import select
 from summarizer import composition
 from summarizer.composition.costs import build_costs
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs
-from summarizer.storage.sql.schema import summary_update_queue as queue
+from summarizer.storage.sql.statements.schema import summary_runs
+from summarizer.storage.sql.statements.schema import summary_update_queue as queue
 from summarizer.testing.fake_chat_completions import DEFAULT_TOOL, FakeChatCompletionsAPI, tool_call_reply
 from tests.support.http_api import fake_openai_settings
 from tests.support.workload import module_changes

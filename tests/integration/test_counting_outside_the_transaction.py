@@ -22,9 +22,9 @@ from summarizer.llm import anthropic_counter
 from summarizer.llm.anthropic_counter import AnthropicTokenCounter, CountCache
 from summarizer.settings import Settings
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages, summaries
+from summarizer.storage.sql.statements.schema import messages, summaries
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from summarizer.testing.fake_messages_api import (
     COUNT_TOKENS_PATH,
     MESSAGES_PATH,

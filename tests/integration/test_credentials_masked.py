@@ -17,9 +17,9 @@ from summarizer import composition
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.settings import Settings
-from summarizer.storage.sql.conversations import ConversationStore
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages, metadata
+from summarizer.storage.sql.statements.schema import messages, metadata
+from summarizer.storage.sql.stores.conversations import ConversationStore
 from summarizer.testing.fake_http import Reply
 from summarizer.testing.fake_messages_api import FakeMessagesAPI, tool_use_reply
 from tests.support.http_api import api_client, canonical, hermetic_settings

@@ -11,8 +11,8 @@ from sqlalchemy import text
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.storage.sql import migrations
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 PASSWORD = "Wh1teRabbit42x"

@@ -15,10 +15,10 @@ from summarizer import composition
 from summarizer.api import Summarizer
 from summarizer.engine.ports import AnswerUnusable, LLMAnswer, LLMRequest
 from summarizer.service.ledger import ledger_entries
-from summarizer.service.poison import fold
+from summarizer.service.poison import Folding, fold
 from summarizer.service.update import UpdateService
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import summary_runs, summary_update_queue
 from summarizer.testing.fake_chat_completions import (
     DEFAULT_TOOL,
     FakeChatCompletionsAPI,
@@ -150,13 +150,13 @@ def test_unsummarizable_is_only_what_the_offline_summarizer_cannot_take_either()
     model = SummaryEngine(_NeverFolds(), ByteEstimateCounter())
     batch = [exchange(1), exchange(2), exchange(3)]
     degraded = fold(
-        model, None, "a", batch, T0, split_rejections=False, fallback=model.with_llm(OfflineLLM())
+        Folding(model, model.with_llm(OfflineLLM())), None, "a", batch, T0, split_rejections=False
     )
     assert degraded.given_up is None
     assert degraded.degraded is not None
     assert degraded.exchanges == (batch[0],)
     assert degraded.outcome is not None
-    given_up = fold(model, None, "a", batch, T0, split_rejections=False, fallback=model)
+    given_up = fold(Folding(model, model), None, "a", batch, T0, split_rejections=False)
     assert given_up.given_up is not None
     assert "the offline summarizer could not either" in given_up.given_up.cause
 

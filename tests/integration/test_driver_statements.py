@@ -12,9 +12,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 
 from summarizer.storage.postgres.database import PostgresDatabase
-from summarizer.storage.sql.driver_statements import DriverStatement
-from summarizer.storage.sql.schema import summary_runs
-from summarizer.storage.sql.types import UTCDateTime
+from summarizer.storage.sql.statements.driver_statements import DriverStatement
+from summarizer.storage.sql.statements.schema import summary_runs
+from summarizer.storage.sql.statements.types import UTCDateTime
 
 BACKEND = DriverStatement(select(func.pg_backend_pid().label("pid")))
 ECHO_TIME = DriverStatement(select(bindparam("at", type_=UTCDateTime()).label("at"), func.now().label("now")))

@@ -16,7 +16,7 @@ from summarizer.ingest.reader import read_records
 from summarizer.service.follow import Follower
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import followed_files, messages
+from summarizer.storage.sql.statements.schema import followed_files, messages
 from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 from tests.support.statements import counting_statements

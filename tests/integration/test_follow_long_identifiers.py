@@ -18,7 +18,7 @@ from summarizer.domain.identifiers import fit_identifier
 from summarizer.ingest.reader import read_records
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 

@@ -23,7 +23,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import followed_files, messages
+from summarizer.storage.sql.statements.schema import followed_files, messages
 from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 
@@ -41,7 +41,9 @@ def settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db: Database) -> S
 def unfitted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Store identifiers as they come: a long one simulates a value the fitting does not cover, which
     PostgreSQL refuses."""
-    monkeypatch.setattr("summarizer.storage.sql.conversations.fit_identifiers", lambda message: message)
+    monkeypatch.setattr(
+        "summarizer.storage.sql.stores.conversations.fit_identifiers", lambda message: message
+    )
 
 
 def _session(name: str) -> bytes:

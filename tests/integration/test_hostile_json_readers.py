@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.acceptance.cli import run_cli
 from tests.support.http_api import api_client, hermetic_settings
 

@@ -16,7 +16,7 @@ from sqlalchemy import String, cast, select
 from summarizer.composition import build_http_app
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import metadata
+from summarizer.storage.sql.statements.schema import metadata
 from tests.support.http_api import bearer, canonical, hermetic_settings
 
 WRITER = "wr1te-operator-token-0123456789"

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from summarizer.composition import build_http_app
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.summaries import record_run
+from summarizer.storage.sql.writers.summaries import record_run
 from summarizer.storage.values import RunRecord
 from tests.support.http_api import SCOPED_TOKEN, api_client, bearer, canonical, exchange, hermetic_settings
 

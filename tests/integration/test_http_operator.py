@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 from summarizer.composition import build_http_app
 from summarizer.settings import Settings
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.alerts import raise_once
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.summaries import record_run
+from summarizer.storage.sql.writers.alerts import raise_once
+from summarizer.storage.sql.writers.summaries import record_run
 from summarizer.storage.values import RunRecord
 from tests.support.http_api import (
     OPERATOR_TOKEN,

@@ -21,9 +21,9 @@ from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage.port import ProvenanceFacts
 from summarizer.storage.sql import migrations
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import exchange_drops, summary_versions
+from summarizer.storage.sql.statements.schema import exchange_drops, summary_versions
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.contract.ledger_runs import random_run
 from tests.contract.support import Clock
 from tests.support.workload import exchange_messages

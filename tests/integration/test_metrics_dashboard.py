@@ -9,7 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from summarizer.metrics import build_registry, render
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.metric_figures import SqlMetricsReader
+from summarizer.storage.sql.readers.metric_figures import SqlMetricsReader
 from tests.support.services import ROOT
 
 

@@ -18,10 +18,10 @@ from summarizer.domain.messages import NewMessage
 from summarizer.service.recall import Recall
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql import migrations
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.recall import SqlRecallStore
-from summarizer.storage.sql.schema import compared, metadata
+from summarizer.storage.sql.readers.recall import SqlRecallStore
+from summarizer.storage.sql.statements.schema import compared, metadata
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.support.services import empty_database
 
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from summarizer import composition
 from summarizer.service.model_routing import ModelRouting
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import alerts, summary_runs
+from summarizer.storage.sql.statements.schema import alerts, summary_runs
 from summarizer.storage.values import MODEL_DEGRADED, RecentRun
 from summarizer.testing.fake_chat_completions import (
     DEFAULT_TOOL,

@@ -29,7 +29,7 @@ from summarizer.service.steering import InstructionsRefused, PinRefused, Steerin
 from summarizer.service.update import UpdateService
 from summarizer.storage.sql import migrations
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import TODO_CALLS, messages
+from summarizer.storage.sql.statements.schema import TODO_CALLS, messages
 from tests.support.services import empty_database
 from tests.support.workload import fake_engine, feed, make_store
 

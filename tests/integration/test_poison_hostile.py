@@ -26,9 +26,9 @@ from summarizer.service.ledger import DROPPED, SUMMARIZED, ledger_entries
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
 from summarizer.storage.port import EXCHANGE_UNSUMMARIZABLE
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import alerts, summary_update_queue
+from summarizer.storage.sql.statements.schema import alerts, summary_update_queue
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from summarizer.testing.fake_messages_api import (
     MESSAGES_PATH,
     FakeMessagesAPI,

@@ -13,8 +13,8 @@ from sqlalchemy.engine import make_url
 from summarizer.composition import build_database
 from summarizer.settings import Settings, load_settings
 from summarizer.storage.postgres.database import PostgresDatabase
-from summarizer.storage.sql.driver_statements import DriverStatement
-from summarizer.storage.sql.schema import summary_update_queue
+from summarizer.storage.sql.statements.driver_statements import DriverStatement
+from summarizer.storage.sql.statements.schema import summary_update_queue
 
 DUE = DriverStatement(select(func.count()).where(summary_update_queue.c.state == "pending"))
 

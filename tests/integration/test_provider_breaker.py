@@ -9,9 +9,9 @@ from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.llm.fake import fault
 from summarizer.llm.provider_faults import fault_kind
 from summarizer.service.breaker import BreakerConfig, Gate, ProviderBreaker
-from summarizer.storage.sql import alerts
-from summarizer.storage.sql.breakers import SqlBreakerStore
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.writers import alerts
+from summarizer.storage.sql.writers.breakers import SqlBreakerStore
 
 
 class Clock:

@@ -16,9 +16,9 @@ from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.llm.fake import FakeLLM
 from summarizer.service.results import Outcome, WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.storage.sql import alerts, queue
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summaries, summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import summaries, summary_runs, summary_update_queue
+from summarizer.storage.sql.writers import alerts, queue
 from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, fake_engine, feed, make_store
 

@@ -22,9 +22,8 @@ from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage, StoredMessage
 from summarizer.engine.render import NO_SUMMARY_YET
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.support.sdk_types import check_anthropic_request, check_chat_request, check_responses_request
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -34,9 +33,7 @@ _agents = itertools.count()
 
 def facade(db: Database, budget: int = 0) -> Summarizer:
     store = ConversationStore(db, StoreConfig(window_tokens=budget, batch_size=1), clock=lambda: T0)
-    return Summarizer(
-        SqlConversationStore(store), default_budget=budget, render_summary=lambda s, n: "", clock=lambda: T0
-    )
+    return Summarizer(store, default_budget=budget, render_summary=lambda s, n: "", clock=lambda: T0)
 
 
 _text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(str.strip)

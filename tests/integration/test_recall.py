@@ -186,7 +186,7 @@ def test_a_long_history_is_searched_through_the_index_with_the_same_answers(
 ) -> None:
     """On PostgreSQL a short history is read whole and a long one through the word index; both forms
     give the same hits, filters included (the threshold is lowered here to take the long form)."""
-    from summarizer.storage.sql import recall as sql_recall
+    from summarizer.storage.postgres import recall_words as pg_words
 
     _recorded(db, settings)
     api = build_summarizer(settings, db)
@@ -203,7 +203,7 @@ def test_a_long_history_is_searched_through_the_index_with_the_same_answers(
         ]
 
     short = shown()
-    monkeypatch.setattr(sql_recall, "SHORT_HISTORY", 0)
+    monkeypatch.setattr(pg_words, "SHORT_HISTORY", 0)
     assert shown() == short
     assert all(short[:2])  # found something to compare
 
@@ -217,12 +217,14 @@ def test_a_capped_word_reads_its_newest_matches_on_both_databases(
     from summarizer.domain.kinds import Kind
     from summarizer.domain.messages import NewMessage
     from summarizer.domain.recall import RecallFilter
-    from summarizer.storage.sql import recall as sql_recall
+    from summarizer.storage.sql.readers import recall as sql_recall
 
     api = build_summarizer(settings, db)
     api.record_batch(AGENT, [NewMessage(Kind.USER, f"deploy number {n}") for n in range(12)])
-    for short in (sql_recall.SHORT_HISTORY, 0):
-        monkeypatch.setattr(sql_recall, "SHORT_HISTORY", short)
+    from summarizer.storage.postgres import recall_words as pg_words
+
+    for short in (pg_words.SHORT_HISTORY, 0):
+        monkeypatch.setattr(pg_words, "SHORT_HISTORY", short)
         with db.read() as conn:
             found = sql_recall.term_hits(conn, AGENT, ["deploy"], RecallFilter(), cap=3)
         assert found is not None

@@ -7,10 +7,9 @@ from datetime import UTC, datetime, timedelta
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.service.recall import Recall
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.recall import SqlRecallStore
+from summarizer.storage.sql.readers.recall import SqlRecallStore
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 AGENT = "forms"
 START = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
@@ -25,7 +24,7 @@ TURNS = [
 
 
 def test_other_forms_of_a_question_word_find_their_turns(db: Database) -> None:
-    store = SqlConversationStore(ConversationStore(db, StoreConfig(window_tokens=0, batch_size=10)))
+    store = ConversationStore(db, StoreConfig(window_tokens=0, batch_size=10))
     store.record_many(
         [
             (AGENT, NewMessage(kind, text, created_at=START + timedelta(minutes=n)))

@@ -14,10 +14,9 @@ from summarizer.domain.messages import NewMessage
 from summarizer.domain.recall import RecallPage
 from summarizer.service.recall import Recall
 from summarizer.storage.backends import connect_database
-from summarizer.storage.sql.conversation_store import SqlConversationStore
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.recall import SqlRecallStore
+from summarizer.storage.sql.readers.recall import SqlRecallStore
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.support.services import copy_sqlite_template
 
 AGENT = "planner"
@@ -51,7 +50,7 @@ def _conversation() -> list[NewMessage]:
 
 
 def _ask(db: Database) -> dict[str, RecallPage]:
-    store = SqlConversationStore(ConversationStore(db, StoreConfig(window_tokens=0, batch_size=20)))
+    store = ConversationStore(db, StoreConfig(window_tokens=0, batch_size=20))
     store.record_many([(AGENT, m) for m in _conversation()])
     recall = Recall(SqlRecallStore(db))
     return {q: recall.search(AGENT, q, limit=10) for q in QUESTIONS}

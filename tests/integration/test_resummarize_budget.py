@@ -17,7 +17,7 @@ from summarizer.service.runs import NOT_FOLLOWED, REBUILD_PATH
 from summarizer.settings import Settings
 from summarizer.storage.cost_port import BUDGET_PATH
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import summary_runs
+from summarizer.storage.sql.statements.schema import summary_runs
 from tests.support.http_api import api_client, cli_settings, exchange, invoke
 
 AGENT = "team-a/coder"

@@ -25,7 +25,7 @@ from summarizer.service.update import UpdateService
 from summarizer.settings import Settings
 from summarizer.storage.cost_port import BUDGET_PATH, COST_BUDGET
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import alerts, summaries, summary_runs, summary_versions
+from summarizer.storage.sql.statements.schema import alerts, summaries, summary_runs, summary_versions
 from summarizer.testing.fake_chat_completions import FakeChatCompletionsAPI, default_chat_reply, server_error
 from summarizer.testing.fake_http import Reply
 from tests.support.http_api import (

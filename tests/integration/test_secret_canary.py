@@ -21,7 +21,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.logs import configure_logging
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import metadata
+from summarizer.storage.sql.statements.schema import metadata
 from summarizer.testing.fake_messages_api import FakeMessagesAPI, error_reply
 from tests.support.fake_webhook import FakeWebhook, fake_webhook
 from tests.support.http_api import bearer

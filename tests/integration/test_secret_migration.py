@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from summarizer.storage.sql import migrations
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents
+from summarizer.storage.sql.statements.schema import agents
 
 CONFIGURED = "plainkey" + "7" * 24  # shaped like no credential: only the configured value gives it away
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

@@ -6,8 +6,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.stats import query_stats
-from summarizer.storage.sql.summaries import record_run
+from summarizer.storage.sql.readers.stats import query_stats
+from summarizer.storage.sql.writers.summaries import record_run
 from summarizer.storage.values import RunRecord
 from tests.support.rows import insert_queued_agent
 

@@ -26,8 +26,8 @@ from summarizer.service.results import WorkerConfig
 from summarizer.service.steering import Steering
 from summarizer.service.update import UpdateService
 from summarizer.settings import Settings
-from summarizer.storage.sql.alert_store import SqlAlertStore
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sql.stores.alert_store import SqlAlertStore
 from summarizer.storage.values import PINS_TRIMMED
 from tests.support.http_api import api_client, cli_settings, exchange
 from tests.support.services import ROOT

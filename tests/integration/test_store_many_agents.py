@@ -13,10 +13,10 @@ from sqlalchemy import select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, exchanges, messages
-from summarizer.storage.sql.schema import summary_update_queue as q
+from summarizer.storage.sql.statements.schema import agents, exchanges, messages
+from summarizer.storage.sql.statements.schema import summary_update_queue as q
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.support.conversations import conversations
 from tests.support.statements import counting_statements
 

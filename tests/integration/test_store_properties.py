@@ -12,9 +12,9 @@ from sqlalchemy import select
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, exchanges, messages
+from summarizer.storage.sql.statements.schema import agents, exchanges, messages
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.support.conversations import WindowMessage, check_window_invariants, conversations
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

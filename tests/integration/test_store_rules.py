@@ -11,11 +11,11 @@ from summarizer.domain.errors import InvalidMessage, UnknownAgent
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.service.recall import Recall
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.reading import load_exchange_messages, load_history, load_window_messages
-from summarizer.storage.sql.recall import SqlRecallStore
-from summarizer.storage.sql.schema import agents, exchanges, messages, summary_update_queue
+from summarizer.storage.sql.readers.reading import load_exchange_messages, load_history, load_window_messages
+from summarizer.storage.sql.readers.recall import SqlRecallStore
+from summarizer.storage.sql.statements.schema import agents, exchanges, messages, summary_update_queue
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from tests.support.rows import agents_waiting_past
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -12,10 +12,10 @@ from summarizer.composition import build_sql_store
 from summarizer.domain.retry import RetryPolicy
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.storage.sql import queue
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, summaries
-from summarizer.storage.sql.schema import summary_update_queue as q
+from summarizer.storage.sql.statements.schema import agents, summaries
+from summarizer.storage.sql.statements.schema import summary_update_queue as q
+from summarizer.storage.sql.writers import queue
 from tests.support.statements import counting_statements
 from tests.support.workload import fake_engine, feed, make_store
 

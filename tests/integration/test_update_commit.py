@@ -14,10 +14,16 @@ from summarizer.composition import build_sql_store
 from summarizer.engine.model import Importance, Summary, SummaryItem, Tier
 from summarizer.service.results import WorkerConfig
 from summarizer.service.update import UpdateService
-from summarizer.storage.sql import queue
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
-from summarizer.storage.sql.summaries import swap_summary
+from summarizer.storage.sql.statements.schema import (
+    agents,
+    exchanges,
+    summaries,
+    summary_runs,
+    summary_update_queue,
+)
+from summarizer.storage.sql.writers import queue
+from summarizer.storage.sql.writers.summaries import swap_summary
 from summarizer.storage.values import Claim, LostClaim, RunRecord, StaleSummary, UpdateCommit
 from tests.support.fleet import wait_for
 from tests.support.workload import (

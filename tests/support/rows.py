@@ -6,8 +6,8 @@ from datetime import datetime
 
 from sqlalchemy import Connection, insert, select
 
-from summarizer.storage.sql.queue import list_rows
-from summarizer.storage.sql.schema import agents, summary_update_queue
+from summarizer.storage.sql.statements.schema import agents, summary_update_queue
+from summarizer.storage.sql.writers.queue import list_rows
 from summarizer.storage.values import QueueRow
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import metadata
+from summarizer.storage.sql.statements.schema import metadata
 from tests.support.marks import require_mark
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,9 +13,15 @@ from summarizer.domain.messages import NewMessage
 from summarizer.domain.tokens import ByteEstimateCounter
 from summarizer.engine.engine import SummaryEngine
 from summarizer.llm.fake import FakeLLM
-from summarizer.storage.sql.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import agents, exchanges, summaries, summary_runs, summary_update_queue
+from summarizer.storage.sql.statements.schema import (
+    agents,
+    exchanges,
+    summaries,
+    summary_runs,
+    summary_update_queue,
+)
+from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 
 EXCHANGE_TOKENS = 20  # user 10 + assistant 10
 WINDOW_TOKENS = 45  # two exchanges fit; the third evicts the oldest

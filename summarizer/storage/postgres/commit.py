@@ -19,12 +19,20 @@ from sqlalchemy import Integer, bindparam, case, exists, func, select, true
 from sqlalchemy.exc import DBAPIError
 
 from summarizer.storage.postgres.database import PostgresDatabase
+from summarizer.storage.postgres.dialect import POSTGRES
 from summarizer.storage.postgres.versions import keep_version_cte, record_drops_cte, version_params
-from summarizer.storage.sql import queue
-from summarizer.storage.sql.commit_guards import FOLDED, GUARDS, LOST, STALE, abort_reason, guard_error
-from summarizer.storage.sql.constants import inline
-from summarizer.storage.sql.driver_statements import DriverStatement
-from summarizer.storage.sql.summaries import (
+from summarizer.storage.sql.statements.commit_guards import (
+    FOLDED,
+    GUARDS,
+    LOST,
+    STALE,
+    abort_reason,
+    guard_error,
+)
+from summarizer.storage.sql.statements.constants import inline
+from summarizer.storage.sql.statements.driver_statements import DriverStatement
+from summarizer.storage.sql.writers import queue
+from summarizer.storage.sql.writers.summaries import (
     MARK_FOLDED,
     RECORD_RUN,
     TAKE_OFF,
@@ -34,7 +42,7 @@ from summarizer.storage.sql.summaries import (
     swap_statement,
     take_off_params,
 )
-from summarizer.storage.sql.update_commit import write_alerts
+from summarizer.storage.sql.writers.update_commit import write_alerts
 from summarizer.storage.values import Committed, UpdateCommit
 
 
@@ -58,7 +66,7 @@ def _one_statement(first_version: bool) -> Any:
     # The queue row's WHERE waits for `took`: the agent row is locked before the queue row is even read for
     # update, whatever order PostgreSQL runs the CTEs in (the conversation store locks in that order too).
     held = queue.complete_statement(more_work=more, only_if=exists(select(took.c.unsummarized))).cte("held")
-    swapped = swap_statement("postgresql", 0 if first_version else 1).cte("swapped")
+    swapped = swap_statement(POSTGRES, 0 if first_version else 1).cte("swapped")
     folded = MARK_FOLDED.returning(MARK_FOLDED.table.c.id).cte("folded")
     run = RECORD_RUN.returning(RECORD_RUN.table.c.id).cte("run")
     kept = keep_version_cte()

@@ -14,7 +14,7 @@ connect. Switching a shared connection's isolation level on every checkout, and 
 cost more CPU than the checkout itself; an update makes three such checkouts. The second pool connects
 lazily, so a process that never runs autocommit statements never opens its connections. Its sessions use
 the UTC time zone, so psycopg itself returns timestamps in UTC and the hot statements (`run_hot`,
-storage/sql/driver_statements.py) need no result conversion. Both pools' connections wait a bounded
+storage/sql/statements/driver_statements.py) need no result conversion. Both pools' connections wait a bounded
 time for the server (storage/postgres/timeouts.py).
 """
 
@@ -29,9 +29,10 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, InvalidatePoolError
 
+from summarizer.storage.postgres.dialect import POSTGRES
 from summarizer.storage.postgres.timeouts import Timeouts
 from summarizer.storage.sql.database import DEFAULT_PREPARE_THRESHOLD, PING_AFTER_IDLE_S, Database
-from summarizer.storage.sql.driver_statements import DriverStatement
+from summarizer.storage.sql.statements.driver_statements import DriverStatement
 
 _RETURNED_AT = "summarizer_returned_at"
 
@@ -49,6 +50,8 @@ logging.getLogger("psycopg").addFilter(_SecondReport())
 
 
 class PostgresDatabase(Database):
+    dialect = POSTGRES
+
     def __init__(
         self,
         url: URL,

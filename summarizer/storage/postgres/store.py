@@ -15,17 +15,17 @@ from sqlalchemy import select
 
 from summarizer.storage.postgres.commit import commit_in_one_statement
 from summarizer.storage.postgres.database import PostgresDatabase
-from summarizer.storage.sql import queue
-from summarizer.storage.sql.batch_reads import (
+from summarizer.storage.sql.readers.batch_reads import (
     EVICTED_BATCH,
     STATE_COLUMNS,
     agent_state_from_row,
     batch_from_rows,
     batch_params,
 )
-from summarizer.storage.sql.driver_statements import DriverStatement
-from summarizer.storage.sql.schema import agents, summaries
-from summarizer.storage.sql.store import SqlStore
+from summarizer.storage.sql.statements.driver_statements import DriverStatement
+from summarizer.storage.sql.statements.schema import agents, summaries
+from summarizer.storage.sql.stores.store import SqlStore
+from summarizer.storage.sql.writers import queue
 from summarizer.storage.values import AgentState, Claim, Committed, EvictedBatch, UpdateCommit
 
 

@@ -1,4 +1,4 @@
-"""PostgreSQL's form of a new version's two further writes (storage/sql/versions.py): the kept copy and the
+"""PostgreSQL's form of a new version's two further writes (storage/sql/writers/versions.py): the kept copy and the
 drop rows, as data-modifying CTEs of the update's one-statement commit (storage/postgres/commit.py).
 
 Their values travel as JSONB parameters unpacked by `jsonb_populate_record[set]`, so the commit stays
@@ -14,10 +14,10 @@ from sqlalchemy import bindparam, func, literal_column, select
 from sqlalchemy.dialects import postgresql
 
 from summarizer.engine.model import Summary
-from summarizer.storage.sql.schema import exchange_drops, summary_versions
-from summarizer.storage.sql.summaries import SUMMARY_VALUE_PARAMS
-from summarizer.storage.sql.types import Json
-from summarizer.storage.sql.versions import drop_rows
+from summarizer.storage.sql.statements.schema import exchange_drops, summary_versions
+from summarizer.storage.sql.statements.types import Json
+from summarizer.storage.sql.writers.summaries import SUMMARY_VALUE_PARAMS
+from summarizer.storage.sql.writers.versions import drop_rows
 from summarizer.storage.values import VersionWrite
 
 # The kept copy's columns travel as one JSONB object; its items are the swap's own parameter, sent once.

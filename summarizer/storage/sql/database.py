@@ -1,8 +1,8 @@
 """The database handle every SQL module works through.
 
 `Database` is what both backends offer alike: read and write transactions that mean the same on each,
-connections whose statements commit on their own, and `dispose`. `storage/backends.connect_database`
-picks the backend for a URL.
+connections whose statements commit on their own, and `dispose`; and its backend's statement pieces
+(`dialect`). `storage/backends.connect_database` picks the backend for a URL.
 """
 
 from __future__ import annotations
@@ -10,8 +10,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import ClassVar
 
 from sqlalchemy import URL, Connection, Engine
+
+from summarizer.storage.sql.dialect import SqlDialect
 
 PING_AFTER_IDLE_S = 5.0
 DEFAULT_PREPARE_THRESHOLD = 5  # psycopg's own default
@@ -20,6 +23,7 @@ DEFAULT_PREPARE_THRESHOLD = 5  # psycopg's own default
 class Database(ABC):
     """One per process: an engine, and transactions of the two kinds the store needs."""
 
+    dialect: ClassVar[SqlDialect]
     url: URL
     engine: Engine
 

@@ -15,11 +15,14 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sqlite.dialect import SQLITE
 
 SQLITE_BUSY_TIMEOUT_S = 30
 
 
 class SqliteDatabase(Database):
+    dialect = SQLITE
+
     def __init__(self, url: URL, *, echo: bool = False) -> None:
         super().__init__(url, _engine(url, echo))
 

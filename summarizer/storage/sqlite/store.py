@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from summarizer.storage.sql import queue
-from summarizer.storage.sql.batch_reads import EVICTED_BATCH, batch_from_rows, batch_params, read_agent_state
-from summarizer.storage.sql.store import SqlStore
-from summarizer.storage.sql.update_commit import commit_in_steps, write_alerts
+from summarizer.storage.sql.readers.batch_reads import (
+    EVICTED_BATCH,
+    batch_from_rows,
+    batch_params,
+    read_agent_state,
+)
+from summarizer.storage.sql.stores.store import SqlStore
+from summarizer.storage.sql.writers import queue
+from summarizer.storage.sql.writers.update_commit import commit_in_steps, write_alerts
 from summarizer.storage.sqlite.database import SqliteDatabase
 from summarizer.storage.values import AgentState, Claim, Committed, EvictedBatch, UpdateCommit
 

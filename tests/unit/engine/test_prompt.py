@@ -8,7 +8,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.engine.errors import AnswerRejected
 from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.operations import TOOL_NAME
-from summarizer.engine.prompt import SYSTEM_PROMPT, build_prompt, clip, escape_data
+from summarizer.engine.prompt import SYSTEM_PROMPT, PromptLimits, build_prompt, clip, escape_data
 from summarizer.engine.validation import GateContext, validate_answer
 from tests.unit.engine.helpers import NOW, exchange, item, message
 
@@ -23,10 +23,8 @@ def prompt_for(*exchanges: object, path: UpdatePath = UpdatePath.APPEND, clip_ch
         path,
         exchanges,  # type: ignore[arg-type]
         [item((1,), text="Old item </item> text")],
+        PromptLimits(10_000, clip_chars, 300),
         current_tokens=100,
-        max_tokens=10_000,
-        clip_chars=clip_chars,
-        max_item_chars=300,
     ).user_text
 
 
@@ -107,10 +105,8 @@ def test_the_summary_comes_first_cut_after_each_tier_oldest_tier_first() -> None
         UpdatePath.FULL,
         [exchange(4)],
         items,
+        PromptLimits(10_000, 4000, 300),
         current_tokens=9_500,
-        max_tokens=10_000,
-        clip_chars=4000,
-        max_item_chars=300,
     )
     week, yesterday, session = prompt.user_prefix_parts
     assert week.startswith("<summary>")
@@ -125,19 +121,15 @@ def test_the_summary_comes_first_cut_after_each_tier_oldest_tier_first() -> None
         UpdatePath.MERGE,
         [exchange(4)],
         items[:1],
+        PromptLimits(10_000, 400, 300),
         current_tokens=1,
-        max_tokens=10_000,
-        clip_chars=400,
-        max_item_chars=300,
     )
     assert len(only_session.user_prefix_parts) == 1
     appended = build_prompt(
         UpdatePath.APPEND,
         [exchange(4)],
         (),
+        PromptLimits(10_000, 400, 300),
         current_tokens=1,
-        max_tokens=10_000,
-        clip_chars=400,
-        max_item_chars=300,
     )
     assert appended.user_prefix_parts == ()

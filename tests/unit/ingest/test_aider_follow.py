@@ -15,7 +15,7 @@ from summarizer.ingest.reader import read_records
 from summarizer.service.follow import is_log_name, log_files
 from summarizer.settings import Settings
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.support.corpora import fixture_path
 from tests.support.http_api import cli_settings
 

@@ -20,7 +20,7 @@ from summarizer.domain.kinds import Kind, is_conversation
 from summarizer.ingest import IngestRecord, ReadNotes, iter_stream_records
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.support.corpora import corpus_path
 from tests.support.http_api import cli_settings
 from tests.support.services import copy_sqlite_template

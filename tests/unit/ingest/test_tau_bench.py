@@ -11,9 +11,10 @@ import pytest
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.domain.kinds import Kind
+from summarizer.ingest.formats.tau_bench import FORMAT
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.sequencing import ReadNotes, sequence
-from summarizer.ingest.tau_bench import read_task_results, tau_bench_results
+from summarizer.ingest.tau_bench import tau_bench_results
 from tests.support.corpora import corpus_path
 from tests.unit.ingest.document_reads import lines_of, reading
 
@@ -46,7 +47,7 @@ def _read(
     data: bytes, agent: str | None = None, *, strict: bool = False
 ) -> tuple[list[IngestRecord], ReadNotes]:
     with_reading, notes = reading(agent, strict=strict)
-    read = read_task_results(lines_of(data, "results.json"), with_reading)
+    read = FORMAT.read(lines_of(data, "results.json"), with_reading)
     return list(sequence(read, notes, strict_time=False, derive_ids=True)), notes
 
 

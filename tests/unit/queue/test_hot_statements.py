@@ -16,8 +16,8 @@ from sqlalchemy.dialects.postgresql import psycopg
 
 from summarizer.storage.postgres.commit import ONE_STATEMENT_HOT
 from summarizer.storage.postgres.store import CLAIM_AND_READ, EVICTED_BATCH_HOT
-from summarizer.storage.sql.constants import inline
-from summarizer.storage.sql.driver_statements import DriverStatement
+from summarizer.storage.sql.statements.constants import inline
+from summarizer.storage.sql.statements.driver_statements import DriverStatement
 
 DIALECT: Any = psycopg.dialect()  # type: ignore[no-untyped-call]
 HOT: dict[str, DriverStatement] = {

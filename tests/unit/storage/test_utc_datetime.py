@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy import DateTime
 from sqlalchemy.dialects import sqlite
 
-from summarizer.storage.sql.types import UTCDateTime
+from summarizer.storage.sql.statements.types import UTCDateTime
 
 _SQLITE = sqlite.dialect()
 _FAST = UTCDateTime().dialect_impl(_SQLITE).bind_processor(_SQLITE)

@@ -1,0 +1,2 @@
+"""The tables, the column types and the statement forms every unit of work builds on: upserts, bulk
+inserts, the hot statements psycopg runs directly, the row mappers and the commit's guards."""
