@@ -217,6 +217,7 @@ def test_the_openapi_document_lists_every_endpoint(client: TestClient) -> None:
         ("GET", "/v1/alerts"),
         ("POST", "/v1/alerts/{alert_id}/ack"),
         ("GET", "/v1/agents"),
+        ("GET", "/v1/fleet/agents"),
         ("GET", "/v1/stats/series"),
         ("GET", "/v1/cost"),
         ("GET", "/v1/agents/{agent_id}/cost"),

@@ -65,6 +65,7 @@ _SHOWN_FIRST = (
     opencode.FORMAT,
     cline.FORMAT,
     aider.FORMAT,
+    copilot.FORMAT,
 )
 LISTED: tuple[LogFormat, ...] = (*_SHOWN_FIRST, *(f for f in FORMATS if f not in _SHOWN_FIRST))
 """The formats as users see them listed (`--format` choices, help, the agents' folders): the chat

@@ -42,6 +42,10 @@ def test_parse_format_accepts_each_format_name() -> None:
             "Cline",
             "aider",
             "Copilot",
+            "mini-swe-agent",
+            "OpenHands-V1",
+            "vscode-chat",
+            "tau-bench",
         )
     ] == list(InputFormat)
 
