@@ -34,9 +34,9 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -53,6 +53,8 @@ MAX_EVENT_BYTES = 1 << 20
 MAX_LINE_CHARS = 500
 HOOK_BUDGET_S = 30.0
 """The longest a hook runs: well within the agents' own hook timeouts (60 s by default)."""
+Command = TypeVar("Command", bound=Callable[..., Any])
+
 LATER = "nothing is lost: the transcript is recorded from where it stopped by the next event"
 CONTEXT_HEADING = "Memory of earlier work in this project (summarizer):"
 
@@ -203,14 +205,19 @@ def _checked(path: Path | None, agent: str) -> Path | None:
     return None
 
 
+def _per_option(help_text: str) -> Callable[[Command], Command]:
+    """`--per`, which every hook takes: one agent per project (the default) or per session."""
+    return click.option(
+        "--per",
+        type=click.Choice(["project", "session"]),
+        default="project",
+        show_default=True,
+        help=help_text,
+    )
+
+
 @click.command(claude_code_format.FORMAT.name)
-@click.option(
-    "--per",
-    type=click.Choice(["project", "session"]),
-    default="project",
-    show_default=True,
-    help="project: one agent per Claude Code project (memory across its sessions); session: per session.",
-)
+@_per_option("project: one agent per Claude Code project (memory across its sessions); session: per session.")
 def claude_code(per: str) -> None:
     """Handle one Claude Code hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
     _transcript_event(per, claude_code_format.FORMAT.name, RECORDING_EVENTS, project_dir_names_agent=True)
@@ -311,13 +318,7 @@ def _follow(
 
 @click.command(codex_format.FORMAT.name)
 @click.argument("payload", required=False)
-@click.option(
-    "--per",
-    type=click.Choice(["project", "session"]),
-    default="project",
-    show_default=True,
-    help="project: one agent per working directory; session: per Codex thread.",
-)
+@_per_option("project: one agent per working directory; session: per Codex thread.")
 def codex(payload: str | None, per: str) -> None:
     """Record the Codex thread a `notify` call names (PAYLOAD, the JSON Codex passes; stdin without it)."""
     event = _event(payload.encode("utf-8", "surrogateescape") if payload is not None else _stdin())
@@ -343,13 +344,7 @@ def codex(payload: str | None, per: str) -> None:
 
 
 @click.command(gemini_cli_format.FORMAT.name)
-@click.option(
-    "--per",
-    type=click.Choice(["project", "session"]),
-    default="project",
-    show_default=True,
-    help="project: one agent per working directory (memory across its sessions); session: per session.",
-)
+@_per_option("project: one agent per working directory (memory across its sessions); session: per session.")
 def gemini_cli(per: str) -> None:
     """Handle one Gemini CLI hook event read from stdin (settings.json lines in docs/coding-agents.md)."""
     # Gemini's session files sit under a hash of the project, not a directory named after it.

@@ -49,12 +49,13 @@ WATCH_FORMATS = (
 @click.option("--once", is_flag=True, help="Record what is new in every file, then exit.")
 def watch(directories: tuple[Path, ...], fmt: str, agent_id: str | None, per: str, once: bool) -> None:
     """Follow agent log DIRECTORIES (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
-    ~/.copilot/session-state, Cline's task folder in VS Code or a fork and VS Code's Copilot Chat
-    transcripts (GitHub.copilot-chat/transcripts), those that exist) and record
-    each new line of their *.jsonl files (Claude Code, Codex CLI, Gemini CLI 0.39 and later, GitHub
-    Copilot, canonical) as it is written, and each document log (*.json: Gemini CLI before 0.39, Cline,
-    opencode, OpenHands; aider's .aider.chat.history.md) when it is rewritten. aider keeps its history
-    in each project's root: name the file or the project folder.
+    ~/.copilot/session-state, Cline's task folder in VS Code or a fork, VS Code's Copilot Chat
+    transcripts (GitHub.copilot-chat/transcripts) and VS Code's Copilot Chat sessions
+    (workspaceStorage/*/chatSessions), those that exist) and record each new line of their *.jsonl files
+    (Claude Code, Codex CLI, Gemini CLI 0.39 and later, GitHub Copilot, canonical) as it is written, and
+    each document log (*.json: Gemini CLI before 0.39, Cline, opencode, OpenHands, OpenHands V1,
+    mini-swe-agent, VS Code chat sessions; aider's .aider.chat.history.md) when it is rewritten. aider
+    keeps its history in each project's root: name the file or the project folder.
 
     Each file's position is kept in the database with the messages it recorded, so a restart resumes
     where it stopped: nothing lost, nothing twice. A last line still being written is waited for; a file

@@ -108,19 +108,14 @@ def operations_schema(
         item_id["enum"] = sorted(set(item_ids))
     int_list = {"type": "array", "items": exchange_id}
     str_list = {"type": "array", "items": item_id}
-    add = {
-        "type": "array",
-        "items": {
-            "type": "object",
-            "properties": {
-                "exchange_ids": {**int_list, "minItems": 1},
-                "text": _text_schema(max_item_chars),
-                "importance": importance,
-            },
-            "required": ["exchange_ids", "text", "importance"],
-            "additionalProperties": False,
+    add = _array_of(
+        {
+            "exchange_ids": {**int_list, "minItems": 1},
+            "text": _text_schema(max_item_chars),
+            "importance": importance,
         },
-    }
+        ["exchange_ids", "text", "importance"],
+    )
     reason = {
         "type": "string",
         "minLength": 1,
@@ -132,38 +127,29 @@ def operations_schema(
     if path is UpdatePath.FULL:
         drop_props["item_ids"] = str_list
     if path in (UpdatePath.MERGE, UpdatePath.FULL):
-        properties["merge"] = {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "item_ids": {**str_list, "minItems": 2},
-                    "text": _text_schema(max_item_chars),
-                    "importance": importance,
-                },
-                "required": ["item_ids", "text", "importance"],
-                "additionalProperties": False,
+        properties["merge"] = _array_of(
+            {
+                "item_ids": {**str_list, "minItems": 2},
+                "text": _text_schema(max_item_chars),
+                "importance": importance,
             },
-        }
-        properties["shorten"] = {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"item_id": item_id, "text": _text_schema(max_item_chars)},
-                "required": ["item_id", "text"],
-                "additionalProperties": False,
-            },
-        }
-    properties["drop"] = {
-        "type": "array",
-        "items": {
-            "type": "object",
-            "properties": drop_props,
-            "required": ["reason"],
-            "additionalProperties": False,
-        },
-    }
-    return {"type": "object", "properties": properties, "required": ["add"], "additionalProperties": False}
+            ["item_ids", "text", "importance"],
+        )
+        properties["shorten"] = _array_of(
+            {"item_id": item_id, "text": _text_schema(max_item_chars)}, ["item_id", "text"]
+        )
+    properties["drop"] = _array_of(drop_props, ["reason"])
+    return _closed_object(properties, ["add"])
+
+
+def _closed_object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """An object schema with these properties and no others."""
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def _array_of(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """An array schema whose items are objects with these properties and no others."""
+    return {"type": "array", "items": _closed_object(properties, required)}
 
 
 class _Reader:

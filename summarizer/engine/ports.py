@@ -91,8 +91,25 @@ class UpdateContext:
     one that was already under it)."""
 
 
+class PrefixedUser:
+    """A user message written as `user_prefix_parts` (what changes least between two updates first)
+    followed by `user`."""
+
+    __slots__ = ()
+    user: str
+    user_prefix_parts: tuple[str, ...]
+
+    @property
+    def user_prefix(self) -> str:
+        return "".join(self.user_prefix_parts)
+
+    @property
+    def user_text(self) -> str:
+        return self.user_prefix + self.user
+
+
 @dataclass(frozen=True, slots=True)
-class LLMRequest:
+class LLMRequest(PrefixedUser):
     """One update's model call. The user message is `user_prefix + user` (see engine/prompt.py): the
     prefix changes least between two updates of an agent, which a provider's prompt cache can reuse.
     `tool_schema` lists the batch's exchange ids and the shown item ids as enums (for servers that turn a
@@ -109,14 +126,6 @@ class LLMRequest:
     user_prefix_parts: tuple[str, ...] = ()
     """The shown summary, one part per tier, oldest first (engine/prompt.py)."""
     stable_tool_schema: Mapping[str, Any] | None = None
-
-    @property
-    def user_prefix(self) -> str:
-        return "".join(self.user_prefix_parts)
-
-    @property
-    def user_text(self) -> str:
-        return self.user_prefix + self.user
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from summarizer.domain.messages import EvictedExchange, StoredMessage
 from summarizer.engine.ladder import UpdatePath
 from summarizer.engine.model import SummaryItem
 from summarizer.engine.operations import TOOL_NAME
+from summarizer.engine.ports import PrefixedUser
 from summarizer.engine.tiers import TIERS_YOUNG_TO_OLD
 
 _OWN_TAGS = re.compile(r"<(\s*/?\s*)(exchanges|exchange|message|summary|item|instructions)\b", re.I)
@@ -146,7 +147,7 @@ def _budget_lines(path: UpdatePath, target_tokens: int, floor_tokens: int) -> li
 
 
 @dataclass(frozen=True, slots=True)
-class Prompt:
+class Prompt(PrefixedUser):
     """`system` never changes; `user_prefix` (the shown summary, oldest items first) changes least from
     one update of an agent to the next; `user` (the task, the new exchanges) is new every time. The user
     message is `user_prefix + user`: laid out this way, a provider's prompt cache can reuse the longest
@@ -159,30 +160,32 @@ class Prompt:
     """The shown summary, one part per tier, oldest tier first: an older tier changes only when the daily
     aging pass runs, so its part stays cached while the younger ones change."""
 
-    @property
-    def user_prefix(self) -> str:
-        return "".join(self.user_prefix_parts)
 
-    @property
-    def user_text(self) -> str:
-        return self.user_prefix + self.user
+@dataclass(frozen=True, slots=True)
+class PromptLimits:
+    """The numbers a request states: the summary's hard limit, an item's length, how much of each message
+    is shown, and the budget (target and floor, 0: none) that the rewriting rungs aim for."""
+
+    max_tokens: int
+    clip_chars: int
+    max_item_chars: int
+    target_tokens: int = 0
+    floor_tokens: int = 0
 
 
 def build_prompt(
     path: UpdatePath,
     batch: Sequence[EvictedExchange],
     shown_items: Sequence[SummaryItem],
+    limits: PromptLimits,
     *,
     current_tokens: int,
-    max_tokens: int,
-    clip_chars: int,
-    max_item_chars: int,
-    target_tokens: int = 0,
-    floor_tokens: int = 0,
     operator_instructions: str | None = None,
 ) -> Prompt:
     """The request's text. `operator_instructions` (`agent instructions`: the operator's own words on what
     to keep and how) go inside <instructions>, after the task, below the rules of the system text."""
+    max_tokens, clip_chars, max_item_chars = limits.max_tokens, limits.clip_chars, limits.max_item_chars
+    target_tokens, floor_tokens = limits.target_tokens, limits.floor_tokens
     prefix: tuple[str, ...] = ()
     if path is not UpdatePath.APPEND:
         prefix = _summary_parts(shown_items)

@@ -13,17 +13,15 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field, field_validator
 
 from summarizer.domain.usd_text import parse_usd
 from summarizer.http.auth import AgentId, Operator, OperatorWriter
 from summarizer.http.operator_routes import window_seconds
 from summarizer.http.schemas import Document, Problem
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import ApiServices, Services
 from summarizer.service.costs import MAX_BUDGET_USD, By, Costs
-
-Services = Annotated[ApiServices, Depends(services)]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem, "description": "Missing or invalid bearer token"},

@@ -15,11 +15,10 @@ from fastapi import APIRouter, Depends, Query
 from summarizer.http.auth import Operator, Principal, current_principal
 from summarizer.http.operator_routes import BAD_QUERY, ERRORS, window_seconds
 from summarizer.http.schemas import AgentListed, AgentOverviewPage, SeriesOut
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import Services
 from summarizer.storage.agent_listing import AgentOrder
 from summarizer.storage.values import MAX_BUCKETS
 
-Services = Annotated[ApiServices, Depends(services)]
 Caller = Annotated[Principal, Depends(current_principal)]
 MAX_AGENTS_PAGE = 1000
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
+from fastapi import APIRouter, HTTPException, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from summarizer.domain.limits import INT32_MAX
@@ -24,10 +24,8 @@ from summarizer.http.schemas import (
     SummaryOut,
     messages_request_schema,
 )
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import Services
 from summarizer.views import history_json, message_json, summary_json
-
-Services = Annotated[ApiServices, Depends(services)]
 
 AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem, "description": "Missing or invalid bearer token"},

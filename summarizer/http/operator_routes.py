@@ -11,18 +11,17 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import structlog
-from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from fastapi import APIRouter, HTTPException, Path, Query
 
 from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.queue_states import RUNNING
 from summarizer.http.auth import Operator, OperatorWriter
 from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import Services
 
 log = structlog.get_logger("summarizer.http")
 
-Services = Annotated[ApiServices, Depends(services)]
 MAX_WINDOW_SECONDS = 3650 * 86_400
 ALERT_ID_MAX = 2**63 - 1
 QueueState = Literal["pending", "running", "idle", "failed"]

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 
 from summarizer.http.auth import AgentId
 from summarizer.http.schemas import Document, Problem
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import ApiServices, Services
 from summarizer.service.provenance import Provenance
-
-Services = Annotated[ApiServices, Depends(services)]
 
 router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])
 

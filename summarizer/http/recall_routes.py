@@ -6,18 +6,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query
 from starlette.concurrency import run_in_threadpool
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.recall import MAX_LIMIT, MAX_QUERY_CHARS, InvalidQuery, parse_when
 from summarizer.http.auth import AgentId
 from summarizer.http.schemas import Document, Problem
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import Services
 from summarizer.recall_views import recall_json
 from summarizer.service.recall import MAX_OFFSET
-
-Services = Annotated[ApiServices, Depends(services)]
 
 router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])
 

@@ -15,11 +15,10 @@ from pydantic import BaseModel, Field
 from summarizer.api import Summarizer
 from summarizer.http.auth import AgentId, Principal, WritableAgentId, current_principal
 from summarizer.http.schemas import Document, Problem
-from summarizer.http.wiring import ApiServices, services
+from summarizer.http.wiring import Services
 from summarizer.service.steering import MAX_INSTRUCTIONS_CHARS, InstructionsRefused, PinRefused, UnknownPin
 from summarizer.views import pins_document
 
-Services = Annotated[ApiServices, Depends(services)]
 Caller = Annotated[Principal, Depends(current_principal)]
 
 router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])

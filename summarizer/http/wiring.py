@@ -4,8 +4,9 @@ through the `services` dependency (the routers import this module, never the app
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 from prometheus_client.core import CollectorRegistry
 
 from summarizer.api import Summarizer
@@ -47,3 +48,7 @@ class ApiServices:
 def services(request: Request) -> ApiServices:
     wired: ApiServices = request.app.state.services
     return wired
+
+
+Services = Annotated[ApiServices, Depends(services)]
+"""A route's parameter for the services the app was built with."""

@@ -18,6 +18,7 @@ from summarizer.ingest.fields import (
     optional_bool,
     read_extras,
     reject_nul,
+    required_role,
     required_str,
 )
 from summarizer.ingest.problems import Problem, json_type
@@ -48,9 +49,7 @@ SERVER_TOOL_BLOCKS = frozenset(BLOCK_TYPES[BLOCK_TYPES.index("server_tool_use") 
 
 def parse_anthropic(obj: Mapping[str, Any], default_agent: str | None, where: str) -> list[IngestRecord]:
     reject_nul(obj)
-    role = required_str(obj, "role")
-    if role not in ROLES:
-        raise Problem(f"unknown role {role!r} (expected one of: {', '.join(ROLES)})")
+    role = required_role(obj, ROLES)
     extras = read_extras(obj, default_agent)
     blocks = content_blocks(obj)
     if role == "system":

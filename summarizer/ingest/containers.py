@@ -169,8 +169,15 @@ def _document_items(
     else:
         layouts = "JSON Lines, an array of messages or an object with 'messages'"
         raise InvalidMessage(f"expected {layouts}, got {json_type(document)}", origin)
-    for index, value in enumerate(messages):
-        where = f"{origin} {prefix}[{index}]" if prefix else f"{origin} [{index}]"
+    label = f"{origin} {prefix}" if prefix else f"{origin} "
+    yield from listed_items(messages, label, limit, on_bad)
+
+
+def listed_items(values: list[Any], label: str, limit: int, on_bad: OnBadLine | None) -> Iterator[Item]:
+    """Each of `values` as an item `LABEL[N]`; one that is not an object or is over `limit` is told to
+    `on_bad` and passed over (raised without one)."""
+    for index, value in enumerate(values):
+        where = f"{label}[{index}]"
         problem = None
         if not isinstance(value, dict):
             problem = InvalidMessage(f"expected a JSON object, got {json_type(value)}", where)

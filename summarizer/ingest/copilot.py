@@ -34,11 +34,12 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
+from summarizer.ingest.fields import Extras, optional_str, read_created_at, read_host_id, reject_nul
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.path_agents import file_agent
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.tool_calls import named_calls
 from summarizer.ingest.unknown_types import count_unknown
 
 EVENT_TYPE = re.compile(r"(session|user|assistant|tool|subagent|hook|skill|system|abort)(\.[a-z_]+)*")
@@ -148,7 +149,7 @@ class CopilotEvents:
         return finish(drafts, self._extras(obj, where), where)
 
     def _user(self, data: Mapping[str, Any]) -> list[Draft]:
-        content = _string(data, "content")
+        content = optional_str(data, "content", path="data.")
         if not content.strip():
             return []
         injected = data.get("source") not in (None, "user")
@@ -156,18 +157,10 @@ class CopilotEvents:
 
     def _assistant(self, data: Mapping[str, Any]) -> list[Draft]:
         drafts = []
-        text = _string(data, "content")
+        text = optional_str(data, "content", path="data.")
         if text.strip():
             drafts.append(Draft(Kind.ASSISTANT, text))
-        requests = data.get("toolRequests") or []
-        if not isinstance(requests, list):
-            raise Problem(f"data.toolRequests must be an array, got {json_type(requests)}")
-        for index, request in enumerate(requests):
-            if not isinstance(request, Mapping):
-                raise Problem(f"data.toolRequests[{index}] must be an object, got {json_type(request)}")
-            call_id, name = request.get("toolCallId"), request.get("name")
-            if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
-                raise Problem(f"data.toolRequests[{index}] needs 'toolCallId' and 'name' as strings")
+        for request, call_id, name in named_calls(data, "toolRequests", "toolCallId", path="data."):
             drafts.append(self._call(call_id, name, request.get("arguments")))
         return drafts
 
@@ -220,15 +213,6 @@ _HANDLERS: dict[str, Callable[[CopilotEvents, Mapping[str, Any]], list[Draft]]] 
     "tool.execution_complete": CopilotEvents._completed,
     "abort": CopilotEvents._abort,
 }
-
-
-def _string(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise Problem(f"data.{key} must be a string, got {json_type(value)}")
-    return value
 
 
 def _arguments(arguments: object) -> object:

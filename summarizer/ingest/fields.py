@@ -100,6 +100,33 @@ def required_str(obj: Mapping[str, Any], key: str, *, allow_empty: bool = True, 
     return value
 
 
+def required_role(obj: Mapping[str, Any], roles: tuple[str, ...]) -> str:
+    """`obj["role"]`, one of `roles`."""
+    role = required_str(obj, "role")
+    if role not in roles:
+        raise Problem(f"unknown role {role!r} (expected one of: {', '.join(roles)})")
+    return role
+
+
+def optional_str(obj: Mapping[str, Any], key: str, *, path: str = "") -> str:
+    """`obj[key]` as a string, "" when it is missing or null."""
+    value = obj.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise Problem(f"{path}{key} must be a string, got {json_type(value)}")
+    return value
+
+
+def required_list(obj: Mapping[str, Any], key: str, what: str) -> list[Any]:
+    """`obj[key]`, an array (`what` says of what, in reasons)."""
+    value = obj.get(key)
+    if not isinstance(value, list):
+        detail = "missing" if value is None else f"a {json_type(value)}"
+        raise Problem(f"'{key}' must be {what}, but it is {detail}")
+    return value
+
+
 def optional_bool(obj: Mapping[str, Any], key: str, *, path: str = "") -> bool | None:
     if key not in obj:
         return None

@@ -31,6 +31,7 @@ from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, read_created_at, read_host_id, reject_nul
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.tool_calls import named_calls
 
 LAYOUT = Layout(array_keys=("messages",), system_key="sessionId")
 """A whole-document session: its messages, with the session id handed over first as a `system` item."""
@@ -136,15 +137,7 @@ def _model_turn(value: Mapping[str, Any]) -> list[Draft]:
     text = _text(value.get("content"))
     if text:
         drafts.append(Draft(Kind.ASSISTANT, text))
-    calls = value.get("toolCalls") or []
-    if not isinstance(calls, list):
-        raise Problem(f"toolCalls must be an array, got {json_type(calls)}")
-    for index, call in enumerate(calls):
-        if not isinstance(call, Mapping):
-            raise Problem(f"toolCalls[{index}] must be an object, got {json_type(call)}")
-        call_id, name = call.get("id"), call.get("name")
-        if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
-            raise Problem(f"toolCalls[{index}] needs 'id' and 'name' as strings")
+    for call, call_id, name in named_calls(value, "toolCalls", "id"):
         drafts.append(Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=call.get("args")))
         status = call.get("status") if isinstance(call.get("status"), str) else None
         if call.get("result") is None and status not in DONE_STATUSES:

@@ -36,11 +36,11 @@ from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout, iter_chat_items
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, reject_nul
-from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.path_agents import agent_from_name
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.tool_calls import decoded_arguments, function_call
 from summarizer.ingest.unknown_types import count_unknown
 
 if TYPE_CHECKING:
@@ -92,9 +92,7 @@ def read_mini_swe_agent(lines: LineReader, reading: Reading) -> Iterator[IngestR
     trajectory = MiniSweTrajectory(reading.agent, lines.label)
     for item in iter_chat_items(lines, reading.max_bytes, LAYOUT, reading.guard.on_bad):
         yield from reading.guard(item, trajectory.feed)
-    for kind, count in sorted(trajectory.unknown_types.items()):
-        where = trajectory.first_unknown[kind]
-        reading.guard.unknown(where, count, f"{count} message(s) of unknown {kind!r} skipped")
+    reading.guard.unknown_kinds(trajectory.unknown_types, "message(s) of unknown", trajectory.first_unknown)
 
 
 class MiniSweTrajectory:
@@ -162,7 +160,7 @@ class MiniSweTrajectory:
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
             for index, call in enumerate(calls):
-                call_id, name, arguments = _function_call(call, index)
+                call_id, name, arguments = function_call(call, index)
                 drafts.append(self._call(call_id, name, arguments))
             return drafts
         for command in _commands(message, text):
@@ -185,7 +183,7 @@ class MiniSweTrajectory:
                 name = item.get("name")
                 if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
                     raise Problem(f"output[{index}] needs 'call_id' and 'name' as strings")
-                drafts.append(self._call(call_id, name, _decoded(item.get("arguments"))))
+                drafts.append(self._call(call_id, name, decoded_arguments(item.get("arguments"))))
         return drafts
 
     def _function_output(self, message: Mapping[str, Any]) -> list[Draft]:
@@ -238,28 +236,6 @@ def _commands(message: Mapping[str, Any], text: str) -> list[str]:
         return [c for c in found if isinstance(c, str) and c.strip()]
     blocks = [b.strip() for b in _BASH_BLOCK.findall(text)]
     return blocks if len(blocks) == 1 else []  # mini-swe-agent runs exactly one, and answers others
-
-
-def _function_call(call: object, index: int) -> tuple[str, str, Any]:
-    if not isinstance(call, Mapping):
-        raise Problem(f"tool_calls[{index}] must be an object, got {json_type(call)}")
-    function = call.get("function")
-    call_id = call.get("id")
-    if not isinstance(function, Mapping) or not isinstance(call_id, str) or not call_id:
-        raise Problem(f"tool_calls[{index}] needs 'id' and 'function'")
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        raise Problem(f"tool_calls[{index}].function needs 'name' as a string")
-    return call_id, name, _decoded(function.get("arguments"))
-
-
-def _decoded(arguments: object) -> Any:
-    if isinstance(arguments, str):
-        try:
-            return loads_json(arguments) if arguments.strip() else {}
-        except ValueError:  # kept as the text the model wrote
-            return arguments
-    return arguments
 
 
 def _failed(message: Mapping[str, Any]) -> bool:

@@ -11,7 +11,14 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.drafts import Draft, finish, reject_repeated_call_ids
-from summarizer.ingest.fields import expect_object, joined_parts, read_extras, reject_nul, required_str
+from summarizer.ingest.fields import (
+    expect_object,
+    joined_parts,
+    read_extras,
+    reject_nul,
+    required_role,
+    required_str,
+)
 from summarizer.ingest.jsontext import DocumentError, loads_strict
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
@@ -29,9 +36,7 @@ _PLACEHOLDERS: dict[str, str] = {
 
 def parse_openai(obj: Mapping[str, Any], default_agent: str | None, where: str) -> list[IngestRecord]:
     reject_nul(obj)
-    role = required_str(obj, "role")
-    if role not in ROLES:
-        raise Problem(f"unknown role {role!r} (expected one of: {', '.join(ROLES)})")
+    role = required_role(obj, ROLES)
     extras = read_extras(obj, default_agent)
     return finish(_drafts(role, obj), extras, where)
 

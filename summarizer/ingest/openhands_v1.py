@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout, iter_chat_items
 from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, read_created_at, reject_nul
+from summarizer.ingest.fields import Extras, optional_str, read_created_at, reject_nul
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.path_agents import agent_from_name
@@ -90,7 +90,8 @@ def detect_openhands_v1(value: Any) -> str | None:
     first = value[0] if isinstance(value, list) and value else value
     if (
         isinstance(first, Mapping)
-        and first.get("kind") in SIGNATURE_KINDS
+        and isinstance(first.get("kind"), str)
+        and first["kind"] in SIGNATURE_KINDS
         and isinstance(first.get("source"), str)
     ):
         return f"OpenHands V1 conversation events (kind {first['kind']!r} with a source)"
@@ -108,10 +109,7 @@ def read_openhands_v1(lines: LineReader, reading: Reading) -> Iterator[IngestRec
 
 def name_unknown(events: OpenHandsV1Events, reading: Reading) -> None:
     """The event kinds a read skipped, each named once at its first place."""
-    for kind, count in sorted(events.unknown_types.items()):
-        reading.guard.unknown(
-            events.first_unknown[kind], count, f"{count} event(s) of unknown kind {kind!r} skipped"
-        )
+    reading.guard.unknown_kinds(events.unknown_types, "event(s) of unknown kind", events.first_unknown)
 
 
 class OpenHandsV1Events:
@@ -187,20 +185,22 @@ def _drafts(kind: str, source: str, event: Mapping[str, Any]) -> list[Draft]:
             )
         ]
     if kind == "UserRejectObservation":
-        reason = _string(event, "rejection_reason") or "rejected"
+        reason = optional_str(event, "rejection_reason") or "rejected"
         return [
             Draft(Kind.TOOL_RESULT, f"Action rejected: {reason}", tool_call_id=_call_id(event), is_error=True)
         ]
     if kind == "AgentErrorEvent":
-        return [Draft(Kind.TOOL_RESULT, _string(event, "error"), tool_call_id=_call_id(event), is_error=True)]
+        return [
+            Draft(Kind.TOOL_RESULT, optional_str(event, "error"), tool_call_id=_call_id(event), is_error=True)
+        ]
     if kind in ("PauseEvent", "InterruptEvent"):
         return [Draft(Kind.MARK, "paused" if kind == "PauseEvent" else "interrupted")]
     if kind == "ConversationErrorEvent":
-        code, detail = _string(event, "code"), _string(event, "detail")
+        code, detail = optional_str(event, "code"), optional_str(event, "detail")
         return [Draft(Kind.MARK, f"conversation error {code}: {detail}".strip().rstrip(":"))]
     if kind == "ACPToolCallEvent":
         return _acp_call(event)
-    summary = _string(event, "summary")  # Condensation, CondensationSummaryEvent
+    summary = optional_str(event, "summary")  # Condensation, CondensationSummaryEvent
     return [Draft(Kind.SYSTEM, summary)] if summary.strip() else []
 
 
@@ -311,15 +311,6 @@ def _content_text(value: object, field: str) -> str:
     if isinstance(value, Mapping) and isinstance(value.get("text"), str):
         return str(value["text"])
     raise Problem(f"{field} must be a text part {{type, text}}, got {json_type(value)}")
-
-
-def _string(event: Mapping[str, Any], key: str) -> str:
-    value = event.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise Problem(f"{key} must be a string, got {json_type(value)}")
-    return value
 
 
 def _time(stamp: object) -> datetime | None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class Problem(Exception):
     """A rule broken by one input item.
@@ -13,6 +16,17 @@ class Problem(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+@contextmanager
+def under(label: str) -> Iterator[None]:
+    """A Problem raised inside is raised again with `label` (a part of the item) in front of its reason,
+    unless the reason already starts with it."""
+    try:
+        yield
+    except Problem as problem:
+        reason = problem.reason if problem.reason.startswith(label) else f"{label}: {problem.reason}"
+        raise Problem(reason) from None
 
 
 def json_type(value: object) -> str:

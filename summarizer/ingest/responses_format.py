@@ -14,7 +14,7 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import joined_parts, read_extras, reject_nul, required_str
+from summarizer.ingest.fields import joined_parts, read_extras, reject_nul, required_role, required_str
 from summarizer.ingest.openai_format import decode_arguments
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
@@ -93,9 +93,7 @@ def _drafts(kind: str, obj: Mapping[str, Any]) -> list[Draft]:
 
 
 def _message(obj: Mapping[str, Any]) -> list[Draft]:
-    role = required_str(obj, "role")
-    if role not in ROLES:
-        raise Problem(f"unknown role {role!r} (expected one of: {', '.join(ROLES)})")
+    role = required_role(obj, ROLES)
     text = _content_text(obj, allow_media=role == "user")
     if role in ("system", "developer"):
         return [Draft(Kind.SYSTEM, text)]

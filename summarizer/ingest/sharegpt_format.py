@@ -17,10 +17,10 @@ from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, expect_object, reject_nul
+from summarizer.ingest.fields import Extras, expect_object, required_list
 from summarizer.ingest.jsontext import DocumentError, loads_strict
 from summarizer.ingest.openai_format import decode_arguments
-from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.problems import Problem, json_type, under
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.tags import tag_spans, without_spans
 
@@ -44,16 +44,9 @@ SPEAKERS: dict[str, Kind] = {
 }
 
 
-def parse_sharegpt(
-    obj: Mapping[str, Any], default_agent: str | None, position: int, where: str
-) -> list[IngestRecord]:
-    """The records of one conversation, the `position`-th of the input (1-based)."""
-    reject_nul(obj)
-    turns = obj.get("conversations")
-    if not isinstance(turns, list):
-        detail = "missing" if turns is None else f"a {json_type(turns)}"
-        raise Problem(f"'conversations' must be an array of turns, but it is {detail}")
-    agent = f"{default_agent or DEFAULT_AGENT}/{_conversation_id(obj, position)}"
+def parse_sharegpt(obj: Mapping[str, Any], agent: str, where: str) -> list[IngestRecord]:
+    """The records of one conversation, all of `agent`."""
+    turns = required_list(obj, "conversations", "an array of turns")
     drafts: list[Draft] = []
     if isinstance(obj.get("system"), str) and obj["system"]:
         drafts.append(Draft(Kind.SYSTEM, obj["system"]))
@@ -61,16 +54,13 @@ def parse_sharegpt(
     numbering = [0]
     for index, value in enumerate(turns):
         label = f"conversations[{index}]"
-        try:
+        with under(label):
             drafts.extend(_turn(expect_object(value, label), pending, numbering))
-        except Problem as problem:
-            reason = problem.reason if problem.reason.startswith(label) else f"{label}: {problem.reason}"
-            raise Problem(reason) from None
     extras = Extras(agent_id=agent, created_at=None, host_id=None, tokens=None)
     return [record for draft in drafts for record in finish([draft], extras, where)]
 
 
-def _conversation_id(obj: Mapping[str, Any], position: int) -> str:
+def conversation_id(obj: Mapping[str, Any], position: int) -> str:
     value = obj.get("id")
     if isinstance(value, str) and value.strip() and "/" not in value:
         return value

@@ -18,7 +18,6 @@ input; a blank observation is no result.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -27,9 +26,9 @@ from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, reject_nul
-from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.tool_calls import function_call
 
 LAYOUT = Layout(array_keys=("history",), system_key="trajectory")
 """`history` gives the messages; the `trajectory` comes first, as one item, for its last step."""
@@ -141,7 +140,8 @@ class Trajectory:
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
             for index, call in enumerate(calls):
-                drafts.append(_function_call(call, index))
+                call_id, name, arguments = function_call(call, index)
+                drafts.append(Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=arguments))
             self.open_calls = {d.tool_call_id for d in drafts if d.tool_call_id is not None}
             return drafts
         action = message.get("action")
@@ -155,23 +155,6 @@ class Trajectory:
             )
             self.pending = [call_id]
         return drafts
-
-
-def _function_call(call: object, index: int) -> Draft:
-    if not isinstance(call, Mapping):
-        raise Problem(f"tool_calls[{index}] must be an object, got {json_type(call)}")
-    function = call.get("function")
-    call_id = call.get("id")
-    if not isinstance(function, Mapping) or not isinstance(call_id, str) or not call_id:
-        raise Problem(f"tool_calls[{index}] needs 'id' and 'function'")
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        raise Problem(f"tool_calls[{index}].function needs 'name'")
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        with contextlib.suppress(ValueError):  # otherwise kept as the text the model wrote
-            arguments = loads_json(arguments) if arguments.strip() else {}
-    return Draft(Kind.TOOL_CALL, "", tool_call_id=call_id, name=name, input=arguments)
 
 
 def _text(content: object) -> str:

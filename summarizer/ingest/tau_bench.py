@@ -12,22 +12,15 @@ conversation and are left out. A single `traj` saved on its own is a plain chat 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from summarizer.ingest.containers import Item, Layout, iter_chat_items
-from summarizer.ingest.fields import expect_object, reject_nul
-from summarizer.ingest.lines import LineReader
+from summarizer.ingest.fields import expect_object, required_list
 from summarizer.ingest.openai_format import parse_openai
-from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.problems import under
 from summarizer.ingest.records import IngestRecord
 
-if TYPE_CHECKING:
-    from summarizer.ingest.formats.base import Reading
-
 DEFAULT_AGENT = "tau-bench"
-LAYOUT = Layout(array_keys=())
-"""A bare array of task results (or JSON Lines of them): each item is one result."""
 _RESULT_KEYS = frozenset({"task_id", "reward", "info", "trial"})
 
 
@@ -45,40 +38,18 @@ def tau_bench_results(value: Any) -> str | None:
     return "tau-bench task results (task_id and a traj of chat messages)"
 
 
-def parse_task_result(
-    obj: Mapping[str, Any], default_agent: str | None, position: int, where: str
-) -> list[IngestRecord]:
-    """The records of one task result, the `position`-th of the input (1-based)."""
-    reject_nul(obj)
-    traj = obj.get("traj")
-    if not isinstance(traj, list):
-        detail = "missing" if traj is None else f"a {json_type(traj)}"
-        raise Problem(f"'traj' must be an array of chat messages, but it is {detail}")
-    agent = f"{default_agent or DEFAULT_AGENT}/{_run_name(obj, position)}"
+def parse_task_result(obj: Mapping[str, Any], agent: str, where: str) -> list[IngestRecord]:
+    """The records of one task result, all of `agent`."""
+    traj = required_list(obj, "traj", "an array of chat messages")
     records: list[IngestRecord] = []
     for index, value in enumerate(traj):
         label = f"traj[{index}]"
-        try:
-            message = expect_object(value, label)
-            records.extend(parse_openai(message, agent, f"{where} {label}"))
-        except Problem as problem:
-            reason = problem.reason if problem.reason.startswith(label) else f"{label}: {problem.reason}"
-            raise Problem(reason) from None
+        with under(label):
+            records.extend(parse_openai(expect_object(value, label), agent, f"{where} {label}"))
     return records
 
 
-def read_task_results(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
-    """Every record of a tau-bench results file, one task result at a time."""
-    items = iter_chat_items(lines, reading.max_bytes, LAYOUT, reading.guard.on_bad)
-    for position, item in enumerate(items, start=1):
-
-        def parse(i: Item, position: int = position) -> list[IngestRecord]:
-            return parse_task_result(i.value, reading.agent, position, i.where)
-
-        yield from reading.guard(item, parse)
-
-
-def _run_name(obj: Mapping[str, Any], position: int) -> str:
+def run_name(obj: Mapping[str, Any], position: int) -> str:
     task = _plain_id(obj.get("task_id"))
     if task is None:
         return str(position)

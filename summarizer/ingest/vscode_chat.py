@@ -36,10 +36,10 @@ from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, reject_nul
-from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.path_agents import agent_from_name
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
+from summarizer.ingest.tool_calls import decoded_arguments
 from summarizer.ingest.unknown_types import count_unknown
 
 LAYOUT = Layout(array_keys=("requests",))
@@ -238,7 +238,7 @@ def _recorded_input(part: Mapping[str, Any]) -> Any:
             return data["rawInput"]
     details = part.get("resultDetails")
     if isinstance(details, Mapping) and isinstance(details.get("input"), str):
-        return _decoded(details["input"])
+        return decoded_arguments(details["input"])
     return {"invocation": _message_text(part.get("invocationMessage"))}
 
 
@@ -302,7 +302,7 @@ def _round_arguments(rounds: object) -> dict[str, Any]:
         calls = round_.get("toolCalls") if isinstance(round_, Mapping) else None
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, Mapping) and isinstance(call.get("id"), str):
-                found[call["id"]] = _decoded(call.get("arguments"))
+                found[call["id"]] = decoded_arguments(call.get("arguments"))
     return found
 
 
@@ -322,15 +322,6 @@ def _message_text(value: object) -> str:
     if isinstance(value, Mapping) and isinstance(value.get("value"), str):
         return str(value["value"])
     return ""
-
-
-def _decoded(arguments: object) -> Any:
-    if isinstance(arguments, str):
-        try:
-            return loads_json(arguments) if arguments.strip() else {}
-        except ValueError:
-            return arguments
-    return arguments
 
 
 def _time(request: Mapping[str, Any]) -> datetime | None:

@@ -16,9 +16,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from summarizer.domain.errors import InvalidMessage
-from summarizer.ingest.containers import Item, OnBadLine, iter_chat_items
-from summarizer.ingest.jsontext import compact_size, loads_json, loads_strict
-from summarizer.ingest.lines import LineReader, over_limit_reason
+from summarizer.ingest.containers import Item, OnBadLine, iter_chat_items, listed_items
+from summarizer.ingest.jsontext import loads_json, loads_strict
+from summarizer.ingest.lines import LineReader
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.vscode_chat import LAYOUT, VscodeChatSession
@@ -42,9 +42,9 @@ def read_vscode_chat(lines: LineReader, reading: Reading) -> Iterator[IngestReco
         items = iter_chat_items(document, reading.max_bytes, LAYOUT, reading.guard.on_bad)
     for item in items:
         yield from reading.guard(item, session.feed)
-    for kind, count in sorted(session.unknown_types.items()):
-        where = session.first_unknown[kind]
-        reading.guard.unknown(where, count, f"{count} response part(s) of unknown kind {kind!r} skipped")
+    reading.guard.unknown_kinds(
+        session.unknown_types, "response part(s) of unknown kind", session.first_unknown
+    )
 
 
 def _opens_log(text: str) -> bool:
@@ -66,19 +66,7 @@ def log_items(text: str, label: str, limit: int, on_bad: OnBadLine | None = None
     requests = session.get("requests")
     if not isinstance(requests, list):
         raise InvalidMessage(f"the session has no 'requests' array (got {json_type(requests)})", label)
-    for index, request in enumerate(requests):
-        where = f"{label} requests[{index}]"
-        problem = None
-        if not isinstance(request, dict):
-            problem = InvalidMessage(f"expected a JSON object, got {json_type(request)}", where)
-        elif (size := compact_size(request)) > limit:
-            problem = InvalidMessage(over_limit_reason(size, limit), where)
-        if problem is None:
-            yield Item(request, where)
-        elif on_bad is None:
-            raise problem
-        else:
-            on_bad(problem)
+    yield from listed_items(requests, f"{label} requests", limit, on_bad)
 
 
 def replay(text: str, label: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, Protocol
 from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest.claude_code import Sidechains
 from summarizer.ingest.containers import Item, Layout, OnBadLine, iter_chat_items
+from summarizer.ingest.fields import reject_nul
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
@@ -72,6 +73,14 @@ class Guard:
         self.notes.skipped += count
         self.notes.warn(where, what)
 
+    def unknown_kinds(self, counts: Mapping[str, int], what: str, where: str | Mapping[str, str]) -> None:
+        """`unknown` for each kind a read skipped, in order of name: "N WHAT 'kind' skipped" at `where`,
+        the input's label or each kind's first place."""
+        for kind, count in sorted(counts.items()):
+            self.unknown(
+                where if isinstance(where, str) else where[kind], count, f"{count} {what} {kind!r} skipped"
+            )
+
 
 @dataclass(frozen=True, slots=True)
 class Reading:
@@ -99,6 +108,18 @@ class LineParser(Protocol):
         """Lines of this read skipped for a type the reader does not know, and what to say of them
         (`FILE:LINE: what`, each type once per file)."""
         ...
+
+
+class SettledLines:
+    """The part of a followed log's parser that holds nothing back after a line and skips no type
+    (`LineParser.pending` and `LineParser.unknown`); a parser that does, says so itself."""
+
+    @property
+    def pending(self) -> bool:
+        return False
+
+    def unknown(self) -> tuple[int, list[str]]:
+        return 0, []
 
 
 class AgentHome(NamedTuple):
@@ -193,6 +214,29 @@ def home_folder(home: AgentHome, environ: Mapping[str, str], user_home: Path) ->
 
 
 ItemReader = Callable[[Item], list[IngestRecord]]
+ConversationParse = Callable[[Mapping[str, Any], str, str], list[IngestRecord]]
+"""An item holding one conversation, its agent and where it is: its records."""
+
+
+def conversations_reader(
+    parse: ConversationParse, default_agent: str, name: Callable[[Mapping[str, Any], int], str]
+) -> Reader:
+    """A reader of a bare array (or JSON Lines) of items that each hold a whole conversation, each its own
+    agent `AGENT/NAME`: AGENT is --agent or `default_agent`, `name` names the item from its value and its
+    1-based position in the input."""
+
+    def read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
+        items = iter_chat_items(lines, reading.max_bytes, Layout(array_keys=()), reading.guard.on_bad)
+        for position, item in enumerate(items, start=1):
+
+            def parse_item(i: Item, position: int = position) -> list[IngestRecord]:
+                reject_nul(i.value)
+                agent = f"{reading.agent or default_agent}/{name(i.value, position)}"
+                return parse(i.value, agent, i.where)
+
+            yield from reading.guard(item, parse_item)
+
+    return read
 
 
 def items_reader(layout: Layout, reader_of: Callable[[str | None, str], ItemReader]) -> Reader:

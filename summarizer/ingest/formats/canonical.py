@@ -8,7 +8,7 @@ from typing import Any
 from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest.canonical import parse_canonical
 from summarizer.ingest.containers import Item, iter_jsonl
-from summarizer.ingest.formats.base import LineParser, LogFormat, Reading
+from summarizer.ingest.formats.base import LogFormat, Reading, SettledLines
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
@@ -31,7 +31,7 @@ def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
         yield from reading.guard(item, parse)
 
 
-class _Lines:
+class _Lines(SettledLines):
     """Canonical lines hold nothing back and keep no state."""
 
     def __init__(self, agent: str | None, _kept: Mapping[str, Any]) -> None:
@@ -40,19 +40,8 @@ class _Lines:
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return [parse_canonical(obj, self._agent, where)]
 
-    @property
-    def pending(self) -> bool:
-        return False
-
-    def unknown(self) -> tuple[int, list[str]]:
-        return 0, []
-
     def state(self) -> dict[str, Any]:
         return {}
-
-
-def _follow(agent: str | None, kept: Mapping[str, Any]) -> LineParser:
-    return _Lines(agent, kept)
 
 
 FORMAT = LogFormat(
@@ -60,5 +49,5 @@ FORMAT = LogFormat(
     title="canonical JSON Lines",
     read=_read,
     detect=_detect,
-    follow=_follow,
+    follow=_Lines,
 )

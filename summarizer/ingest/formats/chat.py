@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from summarizer.domain.errors import InvalidMessage
+from summarizer.ingest.anthropic_format import BLOCK_TYPES
 from summarizer.ingest.containers import Item, Layout, iter_chat_items
 from summarizer.ingest.formats.base import Reader, Reading
 from summarizer.ingest.lines import LineReader
@@ -20,23 +21,9 @@ Parse = Callable[[Any, str | None, str], list[IngestRecord]]
 RESPONSES_ITEM_TYPES = frozenset(
     {"function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output"}
 )
-ANTHROPIC_BLOCK_TYPES = frozenset(
-    {
-        "text",
-        "image",
-        "document",
-        "tool_use",
-        "tool_result",
-        "thinking",
-        "redacted_thinking",
-        "server_tool_use",
-        "mcp_tool_use",
-        "search_result",
-        "container_upload",
-    }
-)
-"""Messages API content blocks; any `*_tool_result` block (web search, web fetch, code execution, MCP)
-is one too."""
+ANTHROPIC_BLOCK_TYPES = frozenset({*BLOCK_TYPES, "search_result", "container_upload"})
+"""Messages API content blocks (those the reader takes and two it does not); any `*_tool_result` block
+(web search, web fetch, code execution, MCP) is one too."""
 
 
 def anthropic_response(obj: Mapping[str, Any]) -> bool:

@@ -12,7 +12,7 @@ from summarizer.ingest.claude_code import (
     in_prompt_order,
 )
 from summarizer.ingest.containers import iter_jsonl
-from summarizer.ingest.formats.base import AgentHome, LineParser, LogFormat, Reading, opening_type
+from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, SettledLines, opening_type
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.records import IngestRecord
 
@@ -51,7 +51,7 @@ def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
     guard.notes.skipped += sum(transcript.unknown_types.values())
 
 
-class _Lines:
+class _Lines(SettledLines):
     """A followed transcript: the reader's memory of the recent lines (for rewinds and command
     expansions) is kept with the position."""
 
@@ -62,20 +62,12 @@ class _Lines:
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return self._reader.feed(obj, where)
 
-    @property
-    def pending(self) -> bool:
-        return False
-
     def unknown(self) -> tuple[int, list[str]]:
         report = [f"{where}: {what}" for where, what in self._reader.unknown_report()]
         return sum(self._reader.unknown_types.values()), report
 
     def state(self) -> dict[str, Any]:
         return self._reader.state()
-
-
-def _follow(agent: str | None, kept: Mapping[str, Any]) -> LineParser:
-    return _Lines(agent, kept)
 
 
 FORMAT = LogFormat(
@@ -86,7 +78,7 @@ FORMAT = LogFormat(
     detect_opening=_detect_opening,
     near_miss=_near_miss,
     bookkeeping=CLAUDE_CODE_BOOKKEEPING,
-    follow=_follow,
+    follow=_Lines,
     home=AgentHome("CLAUDE_CONFIG_DIR", ".claude", "projects"),
     nothing_found=" (sub-agent events are skipped: --sidechains agent keeps them)",
     hook="summarizer.cli.commands_hook:claude_code",

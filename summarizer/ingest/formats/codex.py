@@ -7,7 +7,7 @@ from typing import Any
 
 from summarizer.ingest.codex import LINE_TYPES, CodexRollout, is_older_session_line
 from summarizer.ingest.containers import iter_jsonl
-from summarizer.ingest.formats.base import AgentHome, LineParser, LogFormat, Reading, opening_type
+from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, opening_type
 from summarizer.ingest.formats.unknown_named import UnknownNamed
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.records import IngestRecord
@@ -37,10 +37,8 @@ def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
     for item in iter_jsonl(lines, reading.max_bytes, guard.on_bad):
         yield from guard(item, lambda i: rollout.feed(i.value, i.where))
     yield from rollout.finish()
-    for kind, count in sorted(rollout.unknown_lines.items()):
-        guard.unknown(lines.label, count, f"{count} line(s) of unknown type {kind!r} skipped")
-    for kind, count in sorted(rollout.unknown_items.items()):
-        guard.unknown(lines.label, count, f"{count} response item(s) of unknown type {kind!r} skipped")
+    guard.unknown_kinds(rollout.unknown_lines, "line(s) of unknown type", lines.label)
+    guard.unknown_kinds(rollout.unknown_items, "response item(s) of unknown type", lines.label)
 
 
 class _Lines:
@@ -84,10 +82,6 @@ class _Lines:
         }
 
 
-def _follow(agent: str | None, kept: Mapping[str, Any]) -> LineParser:
-    return _Lines(agent, kept)
-
-
 def _rollout(name: str) -> bool:
     return name.startswith("rollout-")
 
@@ -98,7 +92,7 @@ FORMAT = LogFormat(
     read=_read,
     detect=_detect,
     detect_opening=_detect_opening,
-    follow=_follow,
+    follow=_Lines,
     home=AgentHome("CODEX_HOME", ".codex", "sessions"),
     session_files=_rollout,
     hook="summarizer.cli.commands_hook:codex",

@@ -9,9 +9,9 @@ from typing import Any
 
 from summarizer.ingest.containers import iter_jsonl
 from summarizer.ingest.copilot import CopilotEvents, looks_like_copilot_event
-from summarizer.ingest.formats.base import AgentHome, LineParser, LogFormat, Reading
+from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, SettledLines
 from summarizer.ingest.formats.unknown_named import UnknownNamed
-from summarizer.ingest.formats.vscode import user_folders
+from summarizer.ingest.formats.vscode import editor_folders, user_folders
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.records import IngestRecord
 
@@ -31,11 +31,10 @@ def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
     events = CopilotEvents(reading.agent)
     for item in iter_jsonl(lines, reading.max_bytes, guard.on_bad):
         yield from guard(item, lambda i: events.feed(i.value, i.where))
-    for kind, count in sorted(events.unknown_types.items()):
-        guard.unknown(lines.label, count, f"{count} event(s) of unknown type {kind!r} skipped")
+    guard.unknown_kinds(events.unknown_types, "event(s) of unknown type", lines.label)
 
 
-class _Lines:
+class _Lines(SettledLines):
     """A followed transcript: its session and the calls announced but not answered yet are kept with the
     position, with the unknown event types already named."""
 
@@ -47,10 +46,6 @@ class _Lines:
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return self._events.feed(obj, where)
 
-    @property
-    def pending(self) -> bool:
-        return False
-
     def unknown(self) -> tuple[int, list[str]]:
         return self._unknown.report(self._events.unknown_types, self._events.first_unknown)
 
@@ -58,25 +53,11 @@ class _Lines:
         return {**self._events.state(), "unknown_types": self._unknown.state(self._events.unknown_types)}
 
 
-def _follow(agent: str | None, kept: Mapping[str, Any]) -> LineParser:
-    return _Lines(agent, kept)
-
-
 def transcript_folders(users: list[Path]) -> list[Path]:
     """The Copilot Chat transcript folders of VS Code's user data folders (desktop and VS Code Server):
     the user-level one and each workspace's, those that exist when `watch` starts. An unreadable
     workspace storage folder is passed over."""
-    found: list[Path] = []
-    for user in users:
-        if (user / TRANSCRIPTS).is_dir():
-            found.append(user / TRANSCRIPTS)
-        try:
-            found.extend(
-                sorted(p for p in (user / "workspaceStorage").glob(f"*/{TRANSCRIPTS}") if p.is_dir())
-            )
-        except OSError:
-            continue
-    return found
+    return editor_folders(users, TRANSCRIPTS, TRANSCRIPTS)
 
 
 FORMAT = LogFormat(
@@ -84,7 +65,7 @@ FORMAT = LogFormat(
     title="GitHub Copilot",
     read=_read,
     detect=_detect,
-    follow=_follow,
+    follow=_Lines,
     home=AgentHome("COPILOT_HOME", ".copilot", "session-state"),
     more_folders=lambda: transcript_folders(user_folders()),
     more_folders_shown=f"VS Code's Copilot Chat transcripts ({TRANSCRIPTS})",

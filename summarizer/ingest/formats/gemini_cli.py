@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from summarizer.ingest.containers import Item
-from summarizer.ingest.formats.base import AgentHome, LineParser, LogFormat, items_reader
+from summarizer.ingest.formats.base import AgentHome, LogFormat, SettledLines, items_reader
 from summarizer.ingest.gemini_cli import LAYOUT, GeminiSession
 from summarizer.ingest.records import IngestRecord
 
@@ -26,7 +26,7 @@ def _large_document(_path: Path, head: bytes) -> bool:
     return head.lstrip().startswith(b"{") and b'"sessionId"' in opening and b'"projectHash"' in opening
 
 
-class _Lines:
+class _Lines(SettledLines):
     """A followed session log: its session id is kept with the position."""
 
     def __init__(self, agent: str | None, kept: Mapping[str, Any]) -> None:
@@ -36,19 +36,8 @@ class _Lines:
     def feed(self, obj: Mapping[str, Any], where: str) -> list[IngestRecord]:
         return self._session.feed(Item(dict(obj), where))
 
-    @property
-    def pending(self) -> bool:
-        return False
-
-    def unknown(self) -> tuple[int, list[str]]:
-        return 0, []
-
     def state(self) -> dict[str, Any]:
         return self._session.state()
-
-
-def _follow(agent: str | None, kept: Mapping[str, Any]) -> LineParser:
-    return _Lines(agent, kept)
 
 
 FORMAT = LogFormat(
@@ -56,7 +45,7 @@ FORMAT = LogFormat(
     title="Gemini CLI",
     read=items_reader(LAYOUT, lambda agent, _label: GeminiSession(agent).feed),
     detect=_detect,
-    follow=_follow,
+    follow=_Lines,
     document=True,
     large_document=_large_document,
     home=AgentHome(None, ".gemini", "tmp"),

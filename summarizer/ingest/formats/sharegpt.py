@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from summarizer.ingest.containers import Item, Layout, iter_chat_items
-from summarizer.ingest.formats.base import LogFormat, Reading
-from summarizer.ingest.lines import LineReader
-from summarizer.ingest.records import IngestRecord
-from summarizer.ingest.sharegpt_format import parse_sharegpt
+from summarizer.ingest.formats.base import LogFormat, conversations_reader
+from summarizer.ingest.sharegpt_format import DEFAULT_AGENT, conversation_id, parse_sharegpt
 
 
 def _detect(value: Any) -> str | None:
@@ -25,14 +22,9 @@ def _detect(value: Any) -> str | None:
     return None
 
 
-def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
-    items = iter_chat_items(lines, reading.max_bytes, Layout(array_keys=()), reading.guard.on_bad)
-    for position, item in enumerate(items, start=1):
-
-        def parse(i: Item, position: int = position) -> list[IngestRecord]:
-            return parse_sharegpt(i.value, reading.agent, position, i.where)
-
-        yield from reading.guard(item, parse)
-
-
-FORMAT = LogFormat(name="sharegpt", title="ShareGPT", read=_read, detect=_detect)
+FORMAT = LogFormat(
+    name="sharegpt",
+    title="ShareGPT",
+    read=conversations_reader(parse_sharegpt, DEFAULT_AGENT, conversation_id),
+    detect=_detect,
+)

@@ -30,3 +30,19 @@ def user_folders() -> list[Path]:
     return users + [
         home / server / "data" / "User" for server in (".vscode-server", ".vscode-server-insiders")
     ]
+
+
+def editor_folders(users: list[Path], user_folder: str, workspace_folder: str) -> list[Path]:
+    """Those that exist of, for each user data folder in `users`, `user_folder` in it, then
+    `workspace_folder` in the storage of each of its workspaces (none when that storage cannot be read)."""
+    found: list[Path] = []
+    for user in users:
+        if (user / user_folder).is_dir():
+            found.append(user / user_folder)
+        try:
+            found.extend(
+                sorted(p for p in (user / "workspaceStorage").glob(f"*/{workspace_folder}") if p.is_dir())
+            )
+        except OSError:
+            continue
+    return found

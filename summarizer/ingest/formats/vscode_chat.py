@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from summarizer.ingest.formats.base import LogFormat
-from summarizer.ingest.formats.vscode import user_folders
+from summarizer.ingest.formats.vscode import editor_folders, user_folders
 from summarizer.ingest.vscode_chat import SESSIONS_FOLDER, detect_vscode_chat, large_vscode_chat
 from summarizer.ingest.vscode_chat_log import read_vscode_chat
 
@@ -16,18 +16,7 @@ def session_folders(users: list[Path]) -> list[Path]:
     """The chat session folders of VS Code's user data folders that exist: the empty window's
     (`globalStorage/emptyWindowChatSessions`) and each workspace's (`workspaceStorage/*/chatSessions`).
     An unreadable workspace storage folder is passed over."""
-    found: list[Path] = []
-    for user in users:
-        empty = user / "globalStorage" / "emptyWindowChatSessions"
-        if empty.is_dir():
-            found.append(empty)
-        try:
-            found.extend(
-                sorted(p for p in (user / "workspaceStorage").glob(f"*/{SESSIONS_FOLDER}") if p.is_dir())
-            )
-        except OSError:
-            continue
-    return found
+    return editor_folders(users, "globalStorage/emptyWindowChatSessions", SESSIONS_FOLDER)
 
 
 FORMAT = LogFormat(
