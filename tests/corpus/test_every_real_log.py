@@ -20,7 +20,7 @@ from summarizer.cli.main import cli
 from summarizer.ingest.follow import DOCUMENT_FORMATS, FOLLOWED_FORMATS
 from summarizer.storage.backends import connect_database
 from summarizer.storage.sql.database import Database
-from summarizer.storage.sql.schema import messages
+from summarizer.storage.sql.statements.schema import messages
 from tests.corpus.counts import KINDS, count
 from tests.corpus.manifest import Entry, entries, logs_in_corpora, params
 from tests.support.http_api import cli_settings
