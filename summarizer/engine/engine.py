@@ -28,7 +28,7 @@ from summarizer.engine.model import Summary, SummaryItem, as_utc, in_time_order
 from summarizer.engine.operations import TOOL_DESCRIPTION, TOOL_NAME, Operations, operations_schema
 from summarizer.engine.pins import pins_cap_share
 from summarizer.engine.ports import LLM, LLMRequest, UpdateContext
-from summarizer.engine.prompt import build_prompt
+from summarizer.engine.prompt import PromptLimits, build_prompt
 from summarizer.engine.provenance import ForgetLog, Forgotten
 from summarizer.engine.render import render_items, render_summary
 from summarizer.engine.validation import (
@@ -318,17 +318,15 @@ class SummaryEngine:
         current: int,
         instructions: str | None = None,
     ) -> LLMRequest:
-        prompt = build_prompt(
-            path,
-            live,
-            shown,
-            current_tokens=current,
+        limits = PromptLimits(
             max_tokens=self.config.max_tokens,
             clip_chars=self.config.clip_message_chars,
             max_item_chars=self.config.item_max_chars,
             target_tokens=self.config.budget.target_tokens,
             floor_tokens=self.config.budget.floor_tokens,
-            operator_instructions=instructions,
+        )
+        prompt = build_prompt(
+            path, live, shown, limits, current_tokens=current, operator_instructions=instructions
         )
         return LLMRequest(
             system=prompt.system,

@@ -14,10 +14,9 @@ from summarizer.domain.clock import Clock
 from summarizer.domain.messages import EvictedExchange
 from summarizer.domain.retry import RetryAt
 from summarizer.engine.errors import AnswerRejected
-from summarizer.engine.model import Summary
 from summarizer.engine.ports import LLMPermanentError, LLMTransientError
 from summarizer.service.results import Outcome, RunResult, WorkerConfig, error_text
-from summarizer.service.runs import run_record, with_spent
+from summarizer.service.runs import Attempt, RunRecorder, with_spent
 from summarizer.storage.port import (
     SUMMARY_UPDATES_FAILING,
     AlertDraft,
@@ -49,13 +48,13 @@ class Failures:
         self.config = config
         self._clock = clock
         self._rng = rng
+        self.runs = RunRecorder(config.worker_name)
 
     def fail(
         self,
         claim: Claim,
-        started: datetime,
+        attempt: Attempt,
         exc: Exception,
-        summary: Summary | None,
         batch: Sequence[EvictedExchange],
         *,
         spent: Sequence[RunRecord] = (),
@@ -74,16 +73,7 @@ class Failures:
         )
         error = error_text(exc)
         outcome = Outcome.RETRY if isinstance(decision, RetryAt) else Outcome.PARKED
-        run = run_record(
-            claim.agent_id,
-            outcome,
-            started=started,
-            finished=now,
-            worker=self.config.worker_name,
-            from_version=summary.version if summary else 0,
-            batch=batch,
-            error=error,
-        )
+        run = self.runs.failed(attempt, outcome, now, error, batch)
         # A rejected or unusable answer was billed like an accepted one: its usage stays on record, with
         # the model that wrote it (what prices it).
         run = replace(
@@ -117,9 +107,8 @@ class Failures:
     def pause(
         self,
         claim: Claim,
-        started: datetime,
+        attempt: Attempt,
         exc: Exception,
-        summary: Summary | None,
         batch: Sequence[EvictedExchange],
         retry_at: datetime,
     ) -> RunResult:
@@ -127,16 +116,7 @@ class Failures:
         failure count untouched (no retry spent, never parked); the run is recorded as `paused`."""
         now = self._clock()
         error = error_text(exc)
-        run = run_record(
-            claim.agent_id,
-            Outcome.PAUSED,
-            started=started,
-            finished=now,
-            worker=self.config.worker_name,
-            from_version=summary.version if summary else 0,
-            batch=batch,
-            error=error,
-        )
+        run = self.runs.paused(attempt, now, error, batch)
         held = self.store.schedule_retry(
             claim,
             now,
@@ -155,18 +135,7 @@ class Failures:
         self, claim: Claim, now: datetime, failures: int, error: str, run: RunRecord | None = None
     ) -> bool:
         """Park the row with its run record and alert; False if the claim was lost meanwhile."""
-        record = (
-            run
-            if run is not None
-            else run_record(
-                claim.agent_id,
-                Outcome.PARKED,
-                started=now,
-                finished=now,
-                worker=self.config.worker_name,
-                error=error,
-            )
-        )
+        record = run if run is not None else self.runs.parked(claim.agent_id, now, error)
         alert = parked_alert(claim.agent_id, failures, error)
         raised = self.store.park(claim, now, failures=failures, error=error, run=record, alert=alert)
         if raised is None:

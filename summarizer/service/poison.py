@@ -58,20 +58,29 @@ class Folded:
     """The model that wrote those answers (the last one, if several did): what prices their tokens."""
 
 
+@dataclass(frozen=True, slots=True)
+class Folding:
+    """Who folds a batch: `engine`, told the operator's `instructions`, and `fallback` (the offline
+    summarizer, which does not follow them) for a single exchange the engine cannot fold."""
+
+    engine: SummaryEngine
+    fallback: SummaryEngine | None = None
+    instructions: str | None = None
+
+
 def fold(
-    engine: SummaryEngine,
+    folding: Folding,
     summary: Summary | None,
     agent_id: str,
     batch: Sequence[EvictedExchange],
     now: datetime,
     *,
     split_rejections: bool,
-    fallback: SummaryEngine | None = None,
-    instructions: str | None = None,
 ) -> Folded:
     """`engine.update` over `batch`, halving it on an unusable (or, with `split_rejections`, a rejected)
-    answer; a single exchange the model cannot fold is folded by `fallback` (the offline summarizer) when
-    given (it does not follow the operator's `instructions`). Other errors propagate for the retry policy."""
+    answer; a single exchange the model cannot fold is folded by the fallback when `folding` has one.
+    Other errors propagate for the retry policy."""
+    engine, fallback, instructions = folding.engine, folding.fallback, folding.instructions
     exchanges = tuple(batch)
     spent = [0, 0]
     model: str | None = None

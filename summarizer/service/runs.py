@@ -3,57 +3,104 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from summarizer.domain.messages import EvictedExchange
 from summarizer.engine.engine import UpdateOutcome
+from summarizer.engine.model import Summary
 from summarizer.service.poison import Folded
 from summarizer.service.results import Outcome
 from summarizer.storage.port import RunRecord
 
 
-def run_record(
-    agent_id: str,
-    outcome: Outcome,
-    *,
-    started: datetime,
-    finished: datetime,
-    worker: str,
-    from_version: int | None = None,
-    batch: Sequence[EvictedExchange] = (),
-    update: UpdateOutcome | None = None,
-    error: str | None = None,
-) -> RunRecord:
-    """What an attempt did: the batch it read, the version it started from and, when it committed
-    (`update`), the version it wrote and what the model cost; otherwise the error it ended with."""
-    run = RunRecord(
-        agent_id=agent_id,
-        started_at=started,
-        finished_at=finished,
-        outcome=outcome.value,
-        worker=worker,
-        from_version=from_version,
-        exchange_count=len(batch),
-        first_exchange_id=batch[0].id if batch else None,
-        last_exchange_id=batch[-1].id if batch else None,
-        error=error,
-    )
-    if update is None:
-        return run
-    return replace(
-        run,
-        to_version=update.summary.version,
-        path=update.path.value,
-        llm_input_tokens=update.llm_input_tokens,
-        llm_output_tokens=update.llm_output_tokens,
-        llm_cache_read_tokens=update.llm_cache_read_tokens,
-        llm_cache_write_tokens=update.llm_cache_write_tokens,
-        summary_tokens=update.summary_tokens,
-        truncated=update.truncated,
-        tokens_before_cap=update.tokens_before_cap,
-        model=update.llm_model or None,
-    )
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What every record of one attempt shares: the agent, when the attempt started, and the summary
+    version it started from (None until known: a rebuild's batch learns it at the commit)."""
+
+    agent_id: str
+    started: datetime
+    from_version: int | None = None
+
+    @classmethod
+    def on(cls, agent_id: str, started: datetime, summary: Summary | None) -> Attempt:
+        """An attempt that started from `summary` (version 0 when the agent had none)."""
+        return cls(agent_id, started, summary.version if summary else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecorder:
+    """The run records of one worker, one method for each way an attempt ends."""
+
+    worker: str
+
+    def ok(self, attempt: Attempt, finished: datetime, folded: Folded) -> RunRecord:
+        """A batch folded: what the model cost (refused answers included) and, when the exchange was
+        given up on, why."""
+        cause = folded.given_up.cause if folded.given_up is not None else None
+        run = self._record(attempt, Outcome.OK, finished, folded.exchanges, folded.outcome, cause)
+        return with_refused(run, folded)
+
+    def failed(
+        self,
+        attempt: Attempt,
+        outcome: Outcome,
+        finished: datetime,
+        error: str,
+        batch: Sequence[EvictedExchange] = (),
+    ) -> RunRecord:
+        """An attempt that ended in `outcome` (a retry, a park, a discarded result) with `error`."""
+        return self._record(attempt, outcome, finished, batch, None, error)
+
+    def paused(
+        self, attempt: Attempt, finished: datetime, error: str, batch: Sequence[EvictedExchange]
+    ) -> RunRecord:
+        """The provider failed, not the batch: the row waits for the breaker."""
+        return self._record(attempt, Outcome.PAUSED, finished, batch, None, error)
+
+    def parked(self, agent_id: str, now: datetime, error: str) -> RunRecord:
+        """A row parked without an attempt of its own (its attempts died unfinished)."""
+        return self._record(Attempt(agent_id, now), Outcome.PARKED, now, (), None, error)
+
+    def _record(
+        self,
+        attempt: Attempt,
+        outcome: Outcome,
+        finished: datetime,
+        batch: Sequence[EvictedExchange],
+        update: UpdateOutcome | None,
+        error: str | None,
+    ) -> RunRecord:
+        """What an attempt did: the batch it read, the version it started from and, when it committed
+        (`update`), the version it wrote and what the model cost; otherwise the error it ended with."""
+        run = RunRecord(
+            agent_id=attempt.agent_id,
+            started_at=attempt.started,
+            finished_at=finished,
+            outcome=outcome.value,
+            worker=self.worker,
+            from_version=attempt.from_version,
+            exchange_count=len(batch),
+            first_exchange_id=batch[0].id if batch else None,
+            last_exchange_id=batch[-1].id if batch else None,
+            error=error,
+        )
+        if update is None:
+            return run
+        return replace(
+            run,
+            to_version=update.summary.version,
+            path=update.path.value,
+            llm_input_tokens=update.llm_input_tokens,
+            llm_output_tokens=update.llm_output_tokens,
+            llm_cache_read_tokens=update.llm_cache_read_tokens,
+            llm_cache_write_tokens=update.llm_cache_write_tokens,
+            summary_tokens=update.summary_tokens,
+            truncated=update.truncated,
+            tokens_before_cap=update.tokens_before_cap,
+            model=update.llm_model or None,
+        )
 
 
 NOT_FOLLOWED = "instructions not followed: the offline summarizer does not read them"

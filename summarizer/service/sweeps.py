@@ -10,7 +10,7 @@ import structlog
 from summarizer.domain.clock import Clock
 from summarizer.service.failures import log_alert_raised, parked_alert
 from summarizer.service.results import DrainReport, Outcome, RunResult, WorkerConfig
-from summarizer.service.runs import run_record
+from summarizer.service.runs import RunRecorder
 from summarizer.storage.port import (
     LEASE_EXPIRED_ERROR,
     AlertDraft,
@@ -27,6 +27,7 @@ class Sweeps:
         self.store = store
         self.config = config
         self._clock = clock
+        self.runs = RunRecorder(config.worker_name)
 
     def due(self, agent_id: str | None = None) -> list[str]:
         """Flush agents whose small batch waited past BATCH_MAX_WAIT, then list every claimable row."""
@@ -42,14 +43,7 @@ class Sweeps:
         drafts: dict[str, AlertDraft] = {}
 
         def parked_run(r: Rescued) -> tuple[RunRecord, AlertDraft]:
-            run = run_record(
-                r.agent_id,
-                Outcome.PARKED,
-                started=now,
-                finished=now,
-                worker=self.config.worker_name,
-                error=LEASE_EXPIRED_ERROR,
-            )
+            run = self.runs.parked(r.agent_id, now, LEASE_EXPIRED_ERROR)
             drafts[r.agent_id] = parked_alert(r.agent_id, r.consecutive_failures, LEASE_EXPIRED_ERROR)
             return run, drafts[r.agent_id]
 

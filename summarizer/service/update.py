@@ -39,10 +39,10 @@ from summarizer.service.failures import Failures, log_alert_raised
 from summarizer.service.model_routing import DEGRADED_PATH, ROUTED_PATH, ModelRouting, routing_alert
 from summarizer.service.now_pin import now_pin_text, now_wanted, refresh_now, state_choice
 from summarizer.service.pin_share import pins_within_share
-from summarizer.service.poison import Folded, fold, skip_alert, skip_drops, skip_version
-from summarizer.service.rebuild import run_rebuild
+from summarizer.service.poison import Folded, Folding, fold, skip_alert, skip_drops, skip_version
+from summarizer.service.rebuild import Rebuilds
 from summarizer.service.results import AgingReport, DrainReport, Outcome, RunResult, WorkerConfig, error_text
-from summarizer.service.runs import NOT_FOLLOWED, run_record, with_note, with_refused
+from summarizer.service.runs import NOT_FOLLOWED, Attempt, RunRecorder, with_note
 from summarizer.service.sweeps import Sweeps
 from summarizer.storage.cost_port import BUDGET_PATH
 from summarizer.storage.port import (
@@ -109,6 +109,8 @@ class UpdateService:
         self.failures = Failures(store, self.config, self._clock, rng or random.Random())
         self.sweeps = Sweeps(store, self.config, self._clock)
         self.aging = Aging(store, engine, self._clock)
+        self.rebuilds = Rebuilds(store, self.config, self._clock, self.failures)
+        self.runs = RunRecorder(self.config.worker_name)
 
     # ----- one update -------------------------------------------------------------------------------
 
@@ -153,7 +155,7 @@ class UpdateService:
             if batch.ready:
                 batch = self._steered(claim.agent_id, state, batch)
         except Exception as exc:  # a row the code cannot take, or a failing read: a failure like any other
-            return self.failures.fail(claim, started, exc, None, ())
+            return self.failures.fail(claim, Attempt.on(claim.agent_id, started, None), exc, ())
         if not batch.ready:
             row_state = self.store.finish_idle(claim, self._clock())
             return RunResult(claim.agent_id, Outcome.IDLE, requeued=row_state == PENDING)
@@ -178,8 +180,7 @@ class UpdateService:
             engine, spent = self.engine, None
         else:
             engine = self.fallback
-        cfg, clock = self.config, self._clock
-        return run_rebuild(self.store, engine, cfg, claim, state, clock, self.failures, started, spent=spent)
+        return self.rebuilds.run(engine, claim, state, started, spent=spent)
 
     def run_backlog(
         self, agent_id: str | None, budget_seconds: float | None = None, *, or_any: bool = False
@@ -211,7 +212,7 @@ class UpdateService:
         try:
             if (spent or (until is not None and self._clock() < until)) and self.fallback is not None:
                 folded = fold(
-                    self.fallback,
+                    Folding(self.fallback),
                     batch.summary,
                     claim.agent_id,
                     batch.exchanges,
@@ -226,26 +227,23 @@ class UpdateService:
                 folded = replace(folded, degraded=why, routed=True)
             else:
                 folded = fold(
-                    self.engine,
+                    Folding(self.engine, self.fallback, batch.instructions),
                     batch.summary,
                     claim.agent_id,
                     batch.exchanges,
                     self._clock(),
                     split_rejections=claim.consecutive_failures > 0,
-                    fallback=self.fallback,
-                    instructions=batch.instructions,
                 )
         except Exception as exc:
             retry_at = self.breaker.failed(exc, gate) if self.breaker is not None else None
+            attempt = Attempt.on(claim.agent_id, started, batch.summary)
             if retry_at is not None:  # the provider's failure, not this agent's: hand the row back unpaid
-                return self.failures.pause(claim, started, exc, batch.summary, batch.exchanges, retry_at)
-            return self.failures.fail(claim, started, exc, batch.summary, batch.exchanges)
+                return self.failures.pause(claim, attempt, exc, batch.exchanges, retry_at)
+            return self.failures.fail(claim, attempt, exc, batch.exchanges)
         if self.breaker is not None:
             self.breaker.succeeded(gate)
         try:
-            return self._commit(
-                claim, started, batch.summary, folded, recent, spent, batch.instructions, batch.pins_alert
-            )
+            return self._commit(claim, started, batch, folded, recent, spent)
         except (StaleSummary, LostClaim) as exc:
             lost = isinstance(exc, LostClaim)
             if not lost:
@@ -284,28 +282,17 @@ class UpdateService:
         self,
         claim: Claim,
         started: datetime,
-        summary: Summary | None,
+        batch: Batch,
         folded: Folded,
         recent: list[RecentRun] | None = None,
         spent: BudgetVerdict | None = None,
-        instructions: str | None = None,
-        pins_alert: AlertDraft | None = None,
     ) -> RunResult:
+        summary, pins_alert = batch.summary, batch.pins_alert
         from_version = summary.version if summary else 0
         finished = self._clock()
         exchanges, outcome = folded.exchanges, folded.outcome
         count = len(exchanges)
-        run = run_record(
-            claim.agent_id,
-            Outcome.OK,
-            started=started,
-            finished=finished,
-            worker=self.config.worker_name,
-            from_version=from_version,
-            batch=exchanges,
-            update=outcome,
-        )
-        run = with_refused(run, folded)
+        run = self.runs.ok(Attempt(claim.agent_id, started, from_version), finished, folded)
         alert, resolve, recent = None, None, recent or []
         if outcome is not None and folded.degraded is not None:
             new = outcome.summary
@@ -327,7 +314,7 @@ class UpdateService:
             made = VersionWrite("unsummarizable", skip_drops(folded.given_up), None, self.config.worker_name)
             run = replace(run, to_version=new.version, path="unsummarizable", error=folded.given_up.cause)
             alert = skip_alert(claim.agent_id, folded.given_up)
-        if instructions and outcome is not None and outcome.offline:
+        if batch.instructions and outcome is not None and outcome.offline:
             log.info("update.instructions_not_followed", reason="the offline summarizer does not read them")
             run = with_note(run, NOT_FOLLOWED)
         if alert is not None and pins_alert is not None:  # one alert per commit: the other one is logged
