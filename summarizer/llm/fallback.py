@@ -8,6 +8,8 @@ another provider would not make that batch good. An answer from the fallback say
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from summarizer.engine.ports import LLM, LLMAnswer, LLMError, LLMRequest
 from summarizer.llm.provider_errors import is_provider_scoped
 from summarizer.llm.provider_health import ProviderHealth
@@ -42,12 +44,4 @@ class FallbackLLM:
     def _from_fallback(self, request: LLMRequest, *, reason: str) -> LLMAnswer:
         answer = self.fallback.complete(request)
         extra = {**answer.extra, "fallback": self._fallback_name, "fallback_reason": reason[:300]}
-        return LLMAnswer(
-            tool_input=answer.tool_input,
-            text=answer.text,
-            input_tokens=answer.input_tokens,
-            output_tokens=answer.output_tokens,
-            model=answer.model,
-            offline=answer.offline,
-            extra=extra,
-        )
+        return replace(answer, extra=extra)  # every figure kept: tokens, cache reads and writes, model

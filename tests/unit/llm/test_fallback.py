@@ -125,3 +125,28 @@ def test_a_failing_fallback_raises_its_own_error() -> None:
     llm = FallbackLLM(primary, fallback, CooldownHealth("primary", 60, clock=Clock()))
     with pytest.raises(LLMTransientError, match="529"):
         llm.complete(request(exchange(1)))
+
+
+def test_a_fallback_answer_keeps_every_figure_it_is_priced_by() -> None:
+    """The cost ledger prices cache reads and writes apart from other input: an answer passed on by the
+    chain keeps them, with its tokens and model."""
+    served = LLMAnswer(
+        tool_input={"add": []},
+        input_tokens=1_200,
+        output_tokens=80,
+        model="backup",
+        cache_read_tokens=900,
+        cache_write_tokens=200,
+    )
+    fallback = FakeLLM(fallback=lambda _request: served)
+    primary = FakeLLM([ProviderUnreachable("connection refused")])
+    health = CooldownHealth("primary", 60, clock=Clock())
+    got = FallbackLLM(primary, fallback, health, fallback_name="backup").complete(request(exchange(1)))
+    assert (got.input_tokens, got.output_tokens, got.cache_read_tokens, got.cache_write_tokens) == (
+        1_200,
+        80,
+        900,
+        200,
+    )
+    assert got.model == "backup"
+    assert got.extra["fallback"] == "backup"
