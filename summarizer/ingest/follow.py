@@ -157,13 +157,16 @@ def written_as_lines(path: Path, position: FilePosition | None, fmt: str = "auto
     name = position.format if position is not None else fmt
     if name == "auto":
         with path.open("rb") as stream:
-            head = stream.read(HEAD_BYTES_DOCUMENT)
-        first, newline, _ = head.partition(b"\n")
+            first = stream.readline(HEAD_BYTES_DOCUMENT)
+            try:
+                if not first.endswith(b"\n") or not isinstance(json.loads(first), dict):
+                    return False  # a document on one line, or spread over many: not one object a line
+            except ValueError:
+                return False
+            head = first + stream.read(HEAD_BYTES_DOCUMENT - len(first))  # only a log of lines reads on
         try:
-            if not newline or not isinstance(json.loads(first), dict):
-                return False  # a document on one line, or spread over many: not one object a line
             name = detect(head, str(path)).format
-        except (ValueError, UndetectedFormat):
+        except UndetectedFormat:
             return False
     return name in FOLLOWED_FORMATS and name not in DOCUMENT_FORMATS
 
