@@ -41,7 +41,10 @@ _FRAMING = re.compile(
     r"^\W*(?:(?:here(?:['\u2019]s| is) (?:how|what|my|the (?:plan|short answer|gist))\b[^.!?]{0,40}[.!?:]?$)|"
     r"(?:good|great|fair|interesting) (?:question|point)|(?:happy|glad) to (?:help|dig|go|walk|explain|adjust)|"
     r"(?:let me|tell me|let us) know|(?:i )?hope (?:this|that) helps|it depends|let me (?:think|explain|check)|"
-    r"there are (?:a few|several|two|three|some) (?:ways|options|approaches|things)|"
+    r"(?:(?:right|ok(?:ay)?|so|well|alright|sure)\W+)?let(?: me| us|'s) (?:lay out|put|walk|break|go over|go through|"
+    r"outline|recap|summari[sz]e|unpack|think|explain)\b[^.!?]{0,60}[.!?:]?$|"
+    r"there (?:are|is) (?:a few|a couple(?: of)?|several|two|three|some|a number of|more than one) "
+    r"(?:ways?|options?|approaches|things|angles?|considerations|points|factors|sides|parts|trade-?offs)\b|"
     r"(?:in short|to summari[sz]e|that said|to be fair|honestly|as always)\W*$)",
     re.I,
 )
@@ -184,12 +187,29 @@ def fit(
     return out
 
 
+def answer_leads(groups: Sequence[Sequence[str]]) -> list[int | None]:
+    """Each group's lead sentence; after the first group that has one (the request), the others lead with
+    what speaks to it, so an answer keeps the sentence that answers rather than its first point."""
+    leads: list[int | None] = []
+    topic = ""
+    for group in groups:
+        at = lead(group, topic)
+        leads.append(at)
+        if not topic and at is not None:
+            topic = group[at]
+    return leads
+
+
 def gist(pieces: Sequence[str], room: int) -> str:
     """The most informative sentences of `pieces` (an item's request and outcome) within `room`
     characters, in their order, as one line."""
     groups = [turn_sentences(piece if piece.endswith((".", "?", "!")) else piece + ".") for piece in pieces]
-    telling = [[s for i, s in enumerate(group) if i == lead(group) or score(s) > 0] for group in groups]
+    leads = answer_leads(groups)
+    telling = [
+        [s for i, s in enumerate(group) if i == leads[g] or score(s) > 0] for g, group in enumerate(groups)
+    ]
     if any(telling):  # a merge is compression: thanks and small talk go first, if anything else is said
         groups = telling
-    kept = [s for group in fit(groups, room) for s in group]
+        leads = answer_leads(groups)
+    kept = [s for group in fit(groups, room, leads) for s in group]
     return " ".join(kept).rstrip(".").replace("; ", ", ")  # "; " separates the gists of a merged item

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from summarizer.engine.model import SummaryItem
 from summarizer.engine.operations import ShortenOp
 from summarizer.llm.offline.facts import OFFLINE_PREFIX, facts_of_text
-from summarizer.llm.offline.informative import fit, turn_sentences
+from summarizer.llm.offline.informative import answer_leads, fit, turn_sentences
 from summarizer.llm.offline.wording import compose_turn
 
 SHORT_CHARS = 240
@@ -43,7 +43,7 @@ def shortened_text(text: str, max_chars: int) -> str | None:
     if room < 40:
         return None
     groups = [[s for piece in side[:1] for s in _sentences(piece)] for side in (facts.asked, facts.done)]
-    asked, done = (" ".join(kept) for kept in fit(groups, room))
+    asked, done = (" ".join(kept) for kept in fit(groups, room, answer_leads(groups)))
     short = compose_turn(asked, done, facts.decisions, facts.artifacts, limit)
     if len(short) > len(text) - MIN_SAVING or any(f"Decided: {d}" not in short for d in facts.decisions):
         return None

@@ -264,3 +264,63 @@ def test_a_framing_line_never_leads_and_the_decision_with_its_reason_is_kept() -
 def test_statements_of_fact_outscore_framing_and_hedges(fact: str, frame: str) -> None:
     assert score(fact) > score(frame)
     assert score(frame) < 0
+
+
+LISTED_ANSWER = (
+    "Here's how I'd think about it.\n\n"
+    "1. Responses carry Retry-After so well-behaved clients back off instead of hammering.\n"
+    "2. A token bucket in Redis, updated by a Lua script, keeps the check-and-decrement atomic.\n"
+    "3. We fail open on Redis errors for /healthz but fail closed for /token: availability of login is not "
+    "worth unlimited guessing.\n\n"
+    "It adds well under a millisecond against a budget of 200 ms for /token."
+)
+
+
+def test_a_merge_keeps_the_list_item_that_answers_the_question_not_the_first_one() -> None:
+    from summarizer.llm.offline.clustering import condensed
+    from summarizer.llm.offline.facts import facts_of_text
+
+    whole = summarize_exchange(
+        exchange(1, user="Fail open or fail closed when Redis is down?", assistant=LISTED_ANSWER), 2_000
+    )
+    assert "Retry-After" in whole.text  # room enough: the item keeps the whole turn
+    merged = condensed(facts_of_text(whole.text))
+    line = " ".join(merged.work)
+    assert "fail closed for /token" in line, line
+    assert "Retry-After" not in line
+
+
+def test_shortening_keeps_the_list_item_that_answers_the_question() -> None:
+    from summarizer.llm.offline.shortening import shortened_text
+
+    whole = summarize_exchange(
+        exchange(1, user="Fail open or fail closed when Redis is down?", assistant=LISTED_ANSWER), 2_000
+    )
+    short = shortened_text(whole.text, 2_000)
+    assert short is not None
+    assert "fail closed for /token" in short, short
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "Let me lay out the options and where I land.",
+        "Right, let me put it in context.",
+        "Okay, let's walk through it:",
+        "There are a couple of angles here.",
+        "There is more than one way to look at it.",
+    ],
+)
+def test_framing_in_other_words_is_still_framing(frame: str) -> None:
+    from summarizer.llm.offline.informative import framing
+
+    assert framing(frame)
+    assert score(frame) < score("We fail open on Redis errors for /healthz but fail closed for /token.")
+
+
+def test_a_sentence_that_starts_like_framing_but_states_a_plan_is_not_framing() -> None:
+    from summarizer.llm.offline.informative import framing
+
+    assert not framing(
+        "Let me put the key in the vault tomorrow because it expires on Friday and we need it."
+    )
