@@ -21,7 +21,7 @@ acknowledged before a sink got it is not sent there any more (somebody already k
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -69,14 +69,7 @@ class Attempt:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "alert_id": self.alert_id,
-            "sink": self.sink,
-            "event": self.event,
-            "status": self.status,
-            "attempts": self.attempts,
-            "error": self.error,
-        }
+        return asdict(self)
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -98,12 +98,7 @@ class Usage:
         return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-        }
+        return asdict(self)
 
 
 def cost_usd(usage: Usage, price: ModelPrice) -> Decimal:
