@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 import structlog
 
@@ -23,7 +23,7 @@ from summarizer.domain.recall import RecallPage
 from summarizer.engine.model import Pin, Summary
 from summarizer.engine.render import NO_SUMMARY_YET, RECALL_POINTER, SUMMARY_UNAVAILABLE, render_pins
 from summarizer.ingest import raw_sdks
-from summarizer.service.recall import Recall
+from summarizer.service.recall import Recall, RecallOptions
 from summarizer.service.steering import Steering
 from summarizer.storage.port import AgentSteering, ConversationStorePort, IngestReport
 
@@ -190,26 +190,15 @@ class Summarizer:
     def _with_pointer(self, text: str) -> str:
         return f"{text.rstrip()}\n\n{RECALL_POINTER}\n" if self._recall is not None else text
 
-    def recall(
-        self,
-        agent_id: str,
-        query: str,
-        *,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        kinds: Sequence[str] = (),
-        limit: int = 5,
-        offset: int = 0,
-    ) -> RecallPage:
+    def recall(self, agent_id: str, query: str, **options: Unpack[RecallOptions]) -> RecallPage:
         """The agent's stored exchanges (evicted or in the window) that best match `query`, best first, each
         with where it stands (summarized in which item, dropped why, waiting, in the window) and snippets.
+        `options`: `since`, `until`, `kinds`, `limit` (5) and `offset` (0), as `Recall.search` takes them.
         `UnknownAgent` for an unknown agent, `InvalidQuery` for a question with no searchable word."""
         check_agent_id(agent_id)
         if self._recall is None:
             raise SummarizerError("recall is not available: this Summarizer was built without a recall store")
-        return self._recall.search(
-            agent_id, query, since=since, until=until, kinds=kinds, limit=limit, offset=offset
-        )
+        return self._recall.search(agent_id, query, **options)
 
     # ----- steering: pins and summary instructions ---------------------------------------------------
     @property

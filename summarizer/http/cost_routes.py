@@ -19,17 +19,16 @@ from pydantic import BaseModel, Field, field_validator
 from summarizer.domain.usd_text import parse_usd
 from summarizer.http.auth import AgentId, Operator, OperatorWriter
 from summarizer.http.operator_routes import window_seconds
-from summarizer.http.schemas import Document, Problem
+from summarizer.http.schemas import AUTH_ERRORS, Document, Responses, problem
 from summarizer.http.wiring import ApiServices, Services
 from summarizer.service.costs import MAX_BUDGET_USD, By, Costs
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": Problem, "description": "Missing or invalid bearer token"},
-    403: {"model": Problem, "description": "The token is limited to other agents"},
-    422: {"model": Problem, "description": "Bad query parameter or budget"},
-    503: {"model": Problem, "description": "Costs are not wired in this server"},
+ERRORS: Responses = {
+    **AUTH_ERRORS,
+    422: problem("Bad query parameter or budget"),
+    503: problem("Costs are not wired in this server"),
 }
-AGENT_ERRORS = {**ERRORS, 404: {"model": Problem, "description": "Unknown agent"}}
+AGENT_ERRORS = {**ERRORS, 404: problem("Unknown agent")}
 
 router = APIRouter(prefix="/v1", tags=["cost"])
 

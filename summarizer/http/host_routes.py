@@ -16,25 +16,18 @@ from summarizer.engine.render import render_summary
 from summarizer.http.auth import AgentId, WritableAgentId
 from summarizer.http.messages_body import parse_messages_body
 from summarizer.http.schemas import (
+    AUTH_ERRORS,
+    READ_ERRORS,
     ContextOut,
     ExchangeMessagesOut,
     HistoryOut,
-    Problem,
     RecordedReport,
     SummaryOut,
     messages_request_schema,
+    problem,
 )
 from summarizer.http.wiring import Services
 from summarizer.views import history_json, message_json, summary_json
-
-AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": Problem, "description": "Missing or invalid bearer token"},
-    403: {"model": Problem, "description": "The token is limited to other agents"},
-}
-READ_ERRORS: dict[int | str, dict[str, Any]] = {
-    **AUTH_ERRORS,
-    404: {"model": Problem, "description": "Unknown agent"},
-}
 
 EXCHANGE_ID_MAX = INT32_MAX
 """The largest exchange number the databases' INTEGER column holds."""
@@ -69,9 +62,9 @@ async def _read_body(request: Request, limit: int) -> bytes:
     },
     responses={
         **AUTH_ERRORS,
-        404: {"model": Problem, "description": "No agent route matches (an agent id holds no line break)"},
-        413: {"model": Problem, "description": "Body too large"},
-        422: {"model": Problem, "description": "A message breaks a rule; nothing was stored"},
+        404: problem("No agent route matches (an agent id holds no line break)"),
+        413: problem("Body too large"),
+        422: problem("A message breaks a rule; nothing was stored"),
     },
 )
 async def record_messages(agent_id: WritableAgentId, request: Request, wired: Services) -> dict[str, Any]:
@@ -140,7 +133,7 @@ def history(agent_id: AgentId, wired: Services) -> dict[str, Any]:
 @router.get(
     "/exchanges/{exchange_id}",
     response_model=ExchangeMessagesOut,
-    responses={**AUTH_ERRORS, 404: {"model": Problem, "description": "Unknown agent or exchange"}},
+    responses={**AUTH_ERRORS, 404: problem("Unknown agent or exchange")},
 )
 def exchange_messages(
     agent_id: AgentId,

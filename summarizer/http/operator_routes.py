@@ -17,7 +17,15 @@ from summarizer.domain.alert_rules import format_duration, parse_duration
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.queue_states import RUNNING
 from summarizer.http.auth import Operator, OperatorWriter
-from summarizer.http.schemas import AlertOut, Problem, QueueRowOut, RequeueOut, StatsOut
+from summarizer.http.schemas import (
+    AUTH_ERRORS,
+    AlertOut,
+    QueueRowOut,
+    RequeueOut,
+    Responses,
+    StatsOut,
+    problem,
+)
 from summarizer.http.wiring import Services
 
 log = structlog.get_logger("summarizer.http")
@@ -26,12 +34,10 @@ MAX_WINDOW_SECONDS = 3650 * 86_400
 ALERT_ID_MAX = 2**63 - 1
 QueueState = Literal["pending", "running", "idle", "failed"]
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": Problem, "description": "Missing or invalid bearer token"},
-    403: {"model": Problem, "description": "The token is limited to some agents"},
-}
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": Problem, "description": "Not found"}}
-BAD_QUERY: dict[int | str, dict[str, Any]] = {422: {"model": Problem, "description": "Bad query parameter"}}
+ERRORS: Responses = {**AUTH_ERRORS, 403: problem("The token is limited to some agents")}
+"""Only an unscoped token may use the operator endpoints."""
+NOT_FOUND: Responses = {404: problem("Not found")}
+BAD_QUERY: Responses = {422: problem("Bad query parameter")}
 
 router = APIRouter(prefix="/v1", tags=["operator"], responses=ERRORS)
 

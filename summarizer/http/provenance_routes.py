@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from summarizer.http.auth import AgentId
-from summarizer.http.schemas import Document, Problem
+from summarizer.http.schemas import READ_ERRORS, Document
 from summarizer.http.wiring import ApiServices, Services
 from summarizer.service.provenance import Provenance
 
@@ -35,15 +35,7 @@ def provenance_of(wired: ApiServices) -> Provenance:
     return wired.provenance
 
 
-@router.get(
-    "/provenance",
-    response_model=ProvenanceOut,
-    responses={
-        401: {"model": Problem, "description": "Missing or invalid bearer token"},
-        403: {"model": Problem, "description": "The token is limited to other agents"},
-        404: {"model": Problem, "description": "Unknown agent"},
-    },
-)
+@router.get("/provenance", response_model=ProvenanceOut, responses=READ_ERRORS)
 def provenance(agent_id: AgentId, wired: Services) -> dict[str, Any]:
     """Every exchange: `in_window`, `waiting`, `summarized` (by which item of which version) or `dropped`
     (in which version, with its reason: model, cap, aging, unsummarizable, rollback)."""

@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from summarizer.domain.kinds import Kind
 from summarizer.domain.recall import MAX_LIMIT, MAX_QUERY_CHARS, InvalidQuery, parse_when
 from summarizer.http.auth import AgentId
-from summarizer.http.schemas import Document, Problem
+from summarizer.http.schemas import READ_ERRORS, Document, problem
 from summarizer.http.wiring import Services
 from summarizer.recall_views import recall_json
 from summarizer.service.recall import MAX_OFFSET
@@ -59,12 +59,7 @@ class RecallOut(Document):
 @router.get(
     "/recall",
     response_model=RecallOut,
-    responses={
-        401: {"model": Problem, "description": "Missing or invalid bearer token"},
-        403: {"model": Problem, "description": "The token is limited to other agents"},
-        404: {"model": Problem, "description": "Unknown agent"},
-        422: {"model": Problem, "description": "No searchable word in `q`, or a bad filter"},
-    },
+    responses={**READ_ERRORS, 422: problem("No searchable word in `q`, or a bad filter")},
 )
 async def recall(
     agent_id: AgentId,

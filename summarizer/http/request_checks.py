@@ -4,21 +4,19 @@ id that would otherwise be silently "repaired" into another agent's), or that ca
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from summarizer.http.problems import problem_response
-from summarizer.http.schemas import Problem
+from summarizer.http.schemas import Responses, problem
 
-BAD_REQUEST: dict[int | str, dict[str, Any]] = {
-    400: {
-        "model": Problem,
-        "description": "The path or query is not valid UTF-8 or holds control characters, or the agent id "
+BAD_REQUEST: Responses = {
+    400: problem(
+        "The path or query is not valid UTF-8 or holds control characters, or the agent id "
         "breaks the agent-id rule (1-200 printable characters, no control or formatting characters, no "
-        "leading or trailing whitespace)",
-    }
+        "leading or trailing whitespace)"
+    )
 }
 
 

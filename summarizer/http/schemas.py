@@ -43,6 +43,24 @@ class Problem(BaseModel):
     reason: str | None = None
 
 
+Responses = dict[int | str, dict[str, Any]]
+"""The error answers a route documents (its `responses=`), by status."""
+
+
+def problem(description: str) -> dict[str, Any]:
+    """One documented error answer: a `Problem` document, and when it comes."""
+    return {"model": Problem, "description": description}
+
+
+AUTH_ERRORS: Responses = {
+    401: problem("Missing or invalid bearer token"),
+    403: problem("The token is limited to other agents"),
+}
+"""What every agent route may answer for the caller's token."""
+READ_ERRORS: Responses = {**AUTH_ERRORS, 404: problem("Unknown agent")}
+"""What a route reading one agent may answer: the token's refusals, and an agent never seen."""
+
+
 # ----- requests ---------------------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from summarizer.api import Summarizer
 from summarizer.http.auth import AgentId, Principal, WritableAgentId, current_principal
-from summarizer.http.schemas import Document, Problem
+from summarizer.http.schemas import AUTH_ERRORS, Document, Responses, problem
 from summarizer.http.wiring import Services
 from summarizer.service.steering import MAX_INSTRUCTIONS_CHARS, InstructionsRefused, PinRefused, UnknownPin
 from summarizer.views import pins_document
@@ -23,14 +23,10 @@ Caller = Annotated[Principal, Depends(current_principal)]
 
 router = APIRouter(prefix="/v1/agents/{agent_id:path}", tags=["host"])
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": Problem, "description": "Missing or invalid bearer token"},
-    403: {"model": Problem, "description": "The token is limited to other agents"},
-    404: {"model": Problem, "description": "Unknown agent (or, to unpin, unknown pin)"},
-}
-REFUSED: dict[int | str, dict[str, Any]] = {
+ERRORS: Responses = {**AUTH_ERRORS, 404: problem("Unknown agent (or, to unpin, unknown pin)")}
+REFUSED: Responses = {
     **ERRORS,
-    422: {"model": Problem, "description": "Refused: over the pins' share of the cap, a bad name, too long"},
+    422: problem("Refused: over the pins' share of the cap, a bad name, too long"),
 }
 
 

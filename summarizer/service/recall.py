@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from typing import TypedDict
 
 from summarizer.domain.errors import UnknownAgent
 from summarizer.domain.messages import StoredMessage
@@ -43,6 +44,17 @@ from summarizer.storage.port import RecallDetails, RecallStore
 
 SNIPPETS_PER_HIT = 2
 MAX_OFFSET = 10_000
+
+
+class RecallOptions(TypedDict, total=False):
+    """The keyword options of `Recall.search` (the filters and the page; their defaults are its own), for
+    a facade in front of it that passes them on unchanged."""
+
+    since: datetime | None
+    until: datetime | None
+    kinds: Sequence[str]
+    limit: int
+    offset: int
 
 
 class Recall:
