@@ -30,6 +30,7 @@ from summarizer.storage.port import (
     UpdateCommit,
     VersionWrite,
 )
+from summarizer.storage.sql.statements import queue_moves
 from summarizer.storage.sql.statements.commit_guards import FOLDED, LOST, STALE, guard_error
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, RecentRun
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
@@ -198,7 +199,7 @@ class InMemoryUpdateStore(MemoryVersions):
             row = self._held(claim)
             if row is None:
                 return False
-            self._let_go(row, now, state=PENDING, available_at=now, last_error=reason)
+            self._let_go(row, now, **queue_moves.released(now, reason))
             return True
 
     def commit(self, commit: UpdateCommit) -> Committed:
@@ -273,15 +274,7 @@ class InMemoryUpdateStore(MemoryVersions):
             row = self._held(claim)
             if row is None:
                 return False
-            self._let_go(
-                row,
-                now,
-                state=PENDING,
-                available_at=available_at,
-                priority=priority,
-                consecutive_failures=failures,
-                last_error=error,
-            )
+            self._let_go(row, now, **queue_moves.retried(available_at, priority, failures, error))
             self._s.runs.append(run)
             return True
 
@@ -292,7 +285,7 @@ class InMemoryUpdateStore(MemoryVersions):
             row = self._held(claim)
             if row is None:
                 return None
-            self._let_go(row, now, state=FAILED, consecutive_failures=failures, last_error=error)
+            self._let_go(row, now, **queue_moves.parked(failures, error))
             self._s.runs.append(run)
             return self._raise_once(alert, now)
 

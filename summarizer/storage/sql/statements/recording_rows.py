@@ -11,7 +11,7 @@ from summarizer.domain.window import Plan
 from summarizer.storage.sql.dialect import dialect_of
 from summarizer.storage.sql.statements.bulk import bulk_insert
 from summarizer.storage.sql.statements.schema import exchanges, messages
-from summarizer.storage.sql.statements.window_rows import eviction_times, reason_for
+from summarizer.storage.sql.statements.window_rows import eviction_times, exchange_range, reason_for
 
 _GROW_EXCHANGE = (
     update(exchanges)
@@ -31,13 +31,7 @@ _GROW_EXCHANGE = (
 
 _EVICT_EXCHANGES = (
     update(exchanges)
-    .where(
-        exchanges.c.agent_id == bindparam("b_agent", type_=exchanges.c.agent_id.type),
-        exchanges.c.id.between(
-            bindparam("b_first", type_=exchanges.c.id.type), bindparam("b_last", type_=exchanges.c.id.type)
-        ),
-        exchanges.c.evicted_at.is_(None),
-    )
+    .where(*exchange_range("b"), exchanges.c.evicted_at.is_(None))
     .values(
         evicted_at=bindparam("b_at", type_=exchanges.c.evicted_at.type),
         evict_reason=bindparam("b_reason", type_=exchanges.c.evict_reason.type),

@@ -1,4 +1,5 @@
-"""Helpers of the conversation store: agent rows <-> the window planner's state, evictions by exchange."""
+"""Helpers of the conversation store: agent rows <-> the window planner's state, evictions by exchange,
+an agent's range of exchange rows."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import RowMapping
+from sqlalchemy import ColumnElement, RowMapping, bindparam
 
 from summarizer.domain.window import Eviction, EvictReason, WindowState
+from summarizer.storage.sql.statements.schema import exchanges
 
 LOOKUP_CHUNK = 64
 
@@ -64,3 +66,15 @@ def eviction_times(evictions: list[Eviction], numbers: Iterable[int]) -> dict[in
 def reason_for(evictions: list[Eviction], number: int) -> EvictReason | None:
     ev = eviction_covering(evictions, number)
     return ev.reason if ev else None
+
+
+def exchange_range(prefix: str) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """The conditions picking one agent's exchange rows `first`..`last`, bound as `<prefix>_agent`,
+    `<prefix>_first` and `<prefix>_last` (for a statement built once and run with many ranges)."""
+    return (
+        exchanges.c.agent_id == bindparam(f"{prefix}_agent", type_=exchanges.c.agent_id.type),
+        exchanges.c.id.between(
+            bindparam(f"{prefix}_first", type_=exchanges.c.id.type),
+            bindparam(f"{prefix}_last", type_=exchanges.c.id.type),
+        ),
+    )

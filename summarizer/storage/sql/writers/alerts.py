@@ -66,33 +66,15 @@ def raise_once(
     severity: str = "critical",
 ) -> bool:
     """Insert an alert unless the same incident is already open. True when this call raised it."""
-    if conn.execute(select(alerts.c.id).where(_open(kind, agent_id))).first() is not None:
-        return False
-    conn.execute(
-        insert(alerts).values(
-            kind=kind,
-            agent_id=agent_id,
-            severity=severity,
-            message=message,
-            details=details,
-            created_at=now,
-            delivery={"log": "sent"},
-        )
-    )
-    return True
+    return raise_draft(conn, AlertDraft(kind, agent_id, message, details, severity), now)
 
 
 def raise_draft(conn: Connection, alert: AlertDraft, now: datetime) -> bool:
     """`raise_once` for a drafted alert. True when this call raised it."""
-    return raise_once(
-        conn,
-        kind=alert.kind,
-        agent_id=alert.agent_id,
-        message=alert.message,
-        details=alert.details,
-        now=now,
-        severity=alert.severity,
-    )
+    if conn.execute(select(alerts.c.id).where(_open(alert.kind, alert.agent_id))).first() is not None:
+        return False
+    insert_alert(conn, alert, now)
+    return True
 
 
 def insert_alert(conn: Connection, alert: AlertDraft, now: datetime) -> None:

@@ -54,6 +54,18 @@ def _ensure_row(conn: Connection, provider: str, now: datetime) -> None:
     conn.execute(for_connection(conn, _ENSURE_ROW).values(**values))
 
 
+def _next_probe(*, error: str, now: datetime, probe_at: datetime, backoff: float) -> dict[str, Any]:
+    """What an open breaker waits with after a failure (the one that opened it, or a failed probe): the
+    error, the next probe at `probe_at` after `backoff` seconds, no probe under way."""
+    return {
+        "last_error": error,
+        "probe_at": probe_at,
+        "probe_until": None,
+        "backoff_seconds": backoff,
+        "updated_at": now,
+    }
+
+
 class SqlBreakerStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -73,13 +85,9 @@ class SqlBreakerStore:
                 .values(
                     state=OPEN,
                     fault=fault,
-                    last_error=error,
                     opened_at=now,
-                    probe_at=probe_at,
-                    probe_until=None,
-                    backoff_seconds=backoff,
                     probes=0,
-                    updated_at=now,
+                    **_next_probe(error=error, now=now, probe_at=probe_at, backoff=backoff),
                 )
             ).rowcount
             if not opened:
@@ -128,12 +136,8 @@ class SqlBreakerStore:
                 update(table)
                 .where(table.c.provider == provider, table.c.state == OPEN)
                 .values(
-                    last_error=error,
-                    probe_at=probe_at,
-                    probe_until=None,
-                    backoff_seconds=backoff,
                     probes=table.c.probes + 1,
-                    updated_at=now,
+                    **_next_probe(error=error, now=now, probe_at=probe_at, backoff=backoff),
                 )
             )
 

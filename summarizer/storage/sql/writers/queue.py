@@ -35,7 +35,8 @@ from sqlalchemy import (
     update,
 )
 
-from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
+from summarizer.domain.queue_states import IDLE, PENDING, RUNNING
+from summarizer.storage.sql.statements import queue_moves
 from summarizer.storage.sql.statements.constants import inline
 from summarizer.storage.sql.statements.schema import alerts
 from summarizer.storage.sql.statements.schema import summary_update_queue as q
@@ -232,7 +233,7 @@ def _let_go(conn: Connection, agent_id: str, token: str, now: datetime, **values
 
 def release(conn: Connection, agent_id: str, token: str, now: datetime, *, reason: str | None = None) -> bool:
     """Give the row back as `pending`, available at once (a stale result). Not a failure."""
-    return _let_go(conn, agent_id, token, now, state=PENDING, available_at=now, last_error=reason)
+    return _let_go(conn, agent_id, token, now, **queue_moves.released(now, reason))
 
 
 def finish_idle(conn: Connection, agent_id: str, token: str, now: datetime) -> str | None:
@@ -251,22 +252,12 @@ def schedule_retry(
     failures: int,
     error: str,
 ) -> bool:
-    return _let_go(
-        conn,
-        agent_id,
-        token,
-        now,
-        state=PENDING,
-        available_at=available_at,
-        priority=priority,
-        consecutive_failures=failures,
-        last_error=error,
-    )
+    return _let_go(conn, agent_id, token, now, **queue_moves.retried(available_at, priority, failures, error))
 
 
 def park(conn: Connection, agent_id: str, token: str, now: datetime, *, failures: int, error: str) -> bool:
     """Stop retrying: the row stays `failed` (new evictions do not wake it) until `requeue`."""
-    return _let_go(conn, agent_id, token, now, state=FAILED, consecutive_failures=failures, last_error=error)
+    return _let_go(conn, agent_id, token, now, **queue_moves.parked(failures, error))
 
 
 def _row(m: RowMapping) -> QueueRow:

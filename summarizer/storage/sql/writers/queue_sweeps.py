@@ -9,7 +9,7 @@ from sqlalchemy import Connection, and_, case, or_, select, update
 from summarizer.domain.queue_states import FAILED, IDLE, PENDING, RUNNING
 from summarizer.storage.sql.statements.schema import agents
 from summarizer.storage.sql.statements.schema import summary_update_queue as q
-from summarizer.storage.sql.writers.queue_upsert import arm_queue_row, arm_queue_rows
+from summarizer.storage.sql.writers.queue_upsert import arm_queue_row, arm_queue_rows, armed_afresh
 from summarizer.storage.values import LEASE_EXPIRED_ERROR, Rescued
 
 
@@ -30,17 +30,7 @@ def requeue(conn: Connection, agent_id: str, now: datetime) -> str | None:
     conn.execute(
         update(q)
         .where(q.c.agent_id == agent_id, q.c.state != RUNNING)
-        .values(
-            state=PENDING,
-            priority=0,
-            queued_at=now,
-            available_at=now,
-            attempts=0,
-            consecutive_failures=0,
-            dirty=False,
-            last_error=None,
-            updated_at=now,
-        )
+        .values(last_error=None, **armed_afresh(now))
     )
     return str(row.state)
 

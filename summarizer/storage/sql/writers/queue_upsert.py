@@ -18,19 +18,24 @@ from summarizer.storage.sql.statements.schema import summary_update_queue as q
 from summarizer.storage.sql.statements.upserts import for_connection, per_database
 
 
+def armed_afresh(now: Any) -> dict[str, Any]:
+    """The values of a row armed afresh (a new row, or one an operator requeues): pending and due `now`,
+    fresh work with no attempts or failures counted, not dirty."""
+    return {
+        "state": PENDING,
+        "priority": 0,
+        "queued_at": now,
+        "available_at": now,
+        "attempts": 0,
+        "consecutive_failures": 0,
+        "dirty": False,
+        "updated_at": now,
+    }
+
+
 def _arm_statement(insert: Callable[..., Any]) -> Any:
     now = bindparam("arm_now", type_=q.c.updated_at.type)
-    stmt = insert(q).values(
-        agent_id=bindparam("arm_agent", type_=q.c.agent_id.type),
-        state=PENDING,
-        priority=0,
-        queued_at=now,
-        available_at=now,
-        attempts=0,
-        consecutive_failures=0,
-        dirty=False,
-        updated_at=now,
-    )
+    stmt = insert(q).values(agent_id=bindparam("arm_agent", type_=q.c.agent_id.type), **armed_afresh(now))
     was_idle = q.c.state == IDLE
     return stmt.on_conflict_do_update(
         index_elements=[q.c.agent_id],

@@ -20,6 +20,7 @@ from summarizer.storage.sql.statements.constants import inline
 from summarizer.storage.sql.statements.schema import agents, exchanges, summaries, summary_runs
 from summarizer.storage.sql.statements.summary_rows import summary_values
 from summarizer.storage.sql.statements.upserts import for_connection, per_database
+from summarizer.storage.sql.statements.window_rows import exchange_range
 from summarizer.storage.values import RecentRun, RunRecord, StaleSummary
 
 # The statements of an update's commit, built once with bind parameters: constructing them and generating
@@ -119,10 +120,7 @@ def take_off_params(agent_id: str, count: int, now: datetime) -> dict[str, Any]:
 MARK_FOLDED = (
     update(exchanges)
     .where(
-        exchanges.c.agent_id == bindparam("mf_agent", type_=exchanges.c.agent_id.type),
-        exchanges.c.id.between(
-            bindparam("mf_first", type_=exchanges.c.id.type), bindparam("mf_last", type_=exchanges.c.id.type)
-        ),
+        *exchange_range("mf"),
         exchanges.c.evicted_at.is_not(None),
         exchanges.c.summarized_in_version.is_(None),
     )

@@ -25,9 +25,10 @@ from sqlalchemy import (
     update,
 )
 
-from summarizer.engine.model import Summary, items_from_json, pins_from_json
+from summarizer.engine.model import Summary
 from summarizer.engine.provenance import Forgotten
 from summarizer.storage.sql.statements.schema import agents, exchange_drops, summary_versions
+from summarizer.storage.sql.statements.summary_rows import summary_from_content
 from summarizer.storage.sql.writers.summaries import SUMMARY_VALUE_PARAMS, swap_params
 from summarizer.storage.values import DropRecord, KeptVersion, VersionWrite
 
@@ -112,15 +113,7 @@ def write_versions(conn: Connection, kept: Sequence[tuple[Summary, VersionWrite]
 
 # ----- reads ---------------------------------------------------------------------------------------
 def _kept(agent_id: str, row: Any) -> KeptVersion:
-    summary = Summary(
-        agent_id=agent_id,
-        version=row.version,
-        items=items_from_json(row.items),
-        covered_through_exchange_id=row.covered_through_exchange_id,
-        token_count=row.token_count,
-        updated_at=row.created_at,
-        pins=pins_from_json(row.items),
-    )
+    summary = summary_from_content(agent_id, row, row.created_at, None)
     return KeptVersion(summary, row.made_by, row.run_path, row.created_at)
 
 
