@@ -21,6 +21,7 @@ from summarizer.storage.port import (
     SUMMARY_UPDATES_FAILING,
     AlertDraft,
     Claim,
+    Retry,
     RunRecord,
     UpdateStore,
 )
@@ -85,15 +86,8 @@ class Failures:
         )
         run = with_spent(run, spent)
         if isinstance(decision, RetryAt):
-            held = self.store.schedule_retry(
-                claim,
-                now,
-                available_at=decision.at,
-                priority=decision.priority,
-                failures=failures,
-                error=error,
-                run=run,
-            )
+            retry = Retry(decision.at, decision.priority, failures, error, run)
+            held = self.store.schedule_retry(claim, now, retry)
             if not held:
                 return RunResult(claim.agent_id, Outcome.LOST, error=error)
             log.warning(
@@ -117,14 +111,9 @@ class Failures:
         now = self._clock()
         error = error_text(exc)
         run = self.runs.paused(attempt, now, error, batch)
+        failures = claim.consecutive_failures
         held = self.store.schedule_retry(
-            claim,
-            now,
-            available_at=max(retry_at, now),
-            priority=claim.consecutive_failures,
-            failures=claim.consecutive_failures,
-            error=error,
-            run=run,
+            claim, now, Retry(max(retry_at, now), failures, failures, error, run)
         )
         if not held:
             return RunResult(claim.agent_id, Outcome.LOST, error=error)

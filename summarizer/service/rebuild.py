@@ -50,6 +50,7 @@ from summarizer.storage.port import (
     AlertDraft,
     Claim,
     LostClaim,
+    RebuildCommit,
     RunRecord,
     StaleSummary,
     UpdateStore,
@@ -197,8 +198,8 @@ class Rebuilds:
             None,
             config.worker_name,
         )
-        done = [replace(r, from_version=from_version, to_version=new.version) for r in runs]
-        store.commit_rebuild(claim, new, from_version, made, done, alert)
+        done = tuple(replace(r, from_version=from_version, to_version=new.version) for r in runs)
+        store.commit_rebuild(RebuildCommit(claim, new, from_version, made, done, alert))
         log.info("summary.rebuilt", version=new.version, items=len(items), covered=covered)
         return new
 

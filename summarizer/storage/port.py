@@ -8,8 +8,9 @@ PostgreSQL's one-statement claim-and-read and commit through `PostgresDatabase.r
 (`summarizer/testing/memory_store.py`) runs the same contract in a dict for unit tests.
 
 Methods take and return plain values (`Summary`, `Claim`, `RunRecord`, `UpdateCommit`), never a
-connection. Writes that must be atomic (a failure's row change, run record and alert; an update's
-commit) travel as one argument and one method writes them all or nothing.
+connection. Writes that must be atomic (a failure's row change, run record and alert; an update's or a
+rebuild's commit) travel as one argument (`Retry`, `UpdateCommit`, `RebuildCommit`) and one method
+writes them all or nothing.
 """
 
 from __future__ import annotations
@@ -48,9 +49,11 @@ from summarizer.storage.values import (
     MetricFigures,
     ProvenanceFacts,
     QueueRow,
+    RebuildCommit,
     RecallDetails,
     RecentRun,
     Rescued,
+    Retry,
     RunRecord,
     StaleSummary,
     UpdateCommit,
@@ -88,10 +91,12 @@ __all__ = [
     "ProvenanceFacts",
     "ProvenanceStore",
     "QueueRow",
+    "RebuildCommit",
     "RecallDetails",
     "RecallStore",
     "RecentRun",
     "Rescued",
+    "Retry",
     "RunRecord",
     "StaleSummary",
     "SteeringStore",
@@ -145,18 +150,9 @@ class UpdateStore(Protocol):
         ...
 
     # ----- failures --------------------------------------------------------------------------------
-    def schedule_retry(
-        self,
-        claim: Claim,
-        now: datetime,
-        *,
-        available_at: datetime,
-        priority: int,
-        failures: int,
-        error: str,
-        run: RunRecord,
-    ) -> bool:
-        """Back off the row to `available_at` and record `run`; False (nothing written) if the claim was lost."""
+    def schedule_retry(self, claim: Claim, now: datetime, retry: Retry) -> bool:
+        """Back off the row to `retry.available_at` and record `retry.run`; False (nothing written) if the
+        claim was lost."""
         ...
 
     def park(
@@ -186,16 +182,8 @@ class UpdateStore(Protocol):
         """Re-arm an agent by hand; the state it had ("none": no row), None for an unknown agent."""
         ...
 
-    def commit_rebuild(
-        self,
-        claim: Claim,
-        new: Summary,
-        from_version: int,
-        made: VersionWrite,
-        runs: Sequence[RunRecord],
-        alert: AlertDraft | None = None,
-    ) -> str:
-        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops and `runs`, raise `alert`,
+    def commit_rebuild(self, rebuild: RebuildCommit) -> str:
+        """Swap in a rebuilt summary (compare-and-swap), keep it, record its drops and runs, raise its alert,
         clear the rebuild request and hand the row back pending, all or nothing; `LostClaim` or
         `StaleSummary`."""
         ...

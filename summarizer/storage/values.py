@@ -227,6 +227,30 @@ class UpdateCommit:
 
 
 @dataclass(frozen=True, slots=True)
+class Retry:
+    """What a failure to retry writes: the row backs off to `available_at` and `run` is recorded."""
+
+    available_at: datetime
+    priority: int
+    failures: int
+    error: str
+    run: RunRecord
+
+
+@dataclass(frozen=True, slots=True)
+class RebuildCommit:
+    """What a finished rebuild writes: `new` swapped in over `from_version` and kept with `made`, its
+    `runs` recorded, `alert` raised (if any), the rebuild request cleared and the row handed back."""
+
+    claim: Claim
+    new: Summary
+    from_version: int
+    made: VersionWrite
+    runs: tuple[RunRecord, ...]
+    alert: AlertDraft | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RecentRun:
     """What the per-agent model breaker reads of an agent's latest runs."""
 

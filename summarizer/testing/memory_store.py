@@ -32,7 +32,7 @@ from summarizer.storage.port import (
 )
 from summarizer.storage.sql.statements import queue_moves
 from summarizer.storage.sql.statements.commit_guards import FOLDED, LOST, STALE, guard_error
-from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, RecentRun
+from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, RecentRun, Retry
 from summarizer.testing.memory_rows import MemoryAgent, MemoryAlert, MemoryExchange, MemoryRow, MemoryState
 from summarizer.testing.memory_versions import MemoryVersions
 
@@ -259,23 +259,14 @@ class InMemoryUpdateStore(MemoryVersions):
         return True
 
     # ----- failures --------------------------------------------------------------------------------
-    def schedule_retry(
-        self,
-        claim: Claim,
-        now: datetime,
-        *,
-        available_at: datetime,
-        priority: int,
-        failures: int,
-        error: str,
-        run: RunRecord,
-    ) -> bool:
+    def schedule_retry(self, claim: Claim, now: datetime, retry: Retry) -> bool:
         with self._lock:
             row = self._held(claim)
             if row is None:
                 return False
-            self._let_go(row, now, **queue_moves.retried(available_at, priority, failures, error))
-            self._s.runs.append(run)
+            moves = queue_moves.retried(retry.available_at, retry.priority, retry.failures, retry.error)
+            self._let_go(row, now, **moves)
+            self._s.runs.append(retry.run)
             return True
 
     def park(

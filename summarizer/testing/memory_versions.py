@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Sequence
 from datetime import datetime
 
 from summarizer.domain.kinds import Kind
@@ -13,13 +12,13 @@ from summarizer.engine.model import Summary
 from summarizer.engine.now_item import TODO_TOOLS
 from summarizer.storage.port import (
     AgentSteering,
-    AlertDraft,
     Claim,
     DropRecord,
     KeptVersion,
     LatestTask,
     LostClaim,
     ProvenanceFacts,
+    RebuildCommit,
     RunRecord,
     StaleSummary,
     VersionWrite,
@@ -118,15 +117,8 @@ class MemoryVersions:
     def _swap(self, new: Summary, from_version: int) -> bool:
         raise NotImplementedError
 
-    def commit_rebuild(
-        self,
-        claim: Claim,
-        new: Summary,
-        from_version: int,
-        made: VersionWrite,
-        runs: Sequence[RunRecord],
-        alert: AlertDraft | None = None,
-    ) -> str:
+    def commit_rebuild(self, rebuild: RebuildCommit) -> str:
+        claim, new, from_version, alert = rebuild.claim, rebuild.new, rebuild.from_version, rebuild.alert
         with self._lock:
             saved = copy.deepcopy(self._s)
             try:
@@ -136,9 +128,9 @@ class MemoryVersions:
                     raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
                 if not self._swap(new, from_version):
                     raise StaleSummary(f"summary of {new.agent_id!r} is no longer at version {from_version}")
-                self._keep(new, made)
+                self._keep(new, rebuild.made)
                 self._s.agents[claim.agent_id].rebuild_requested_at = None
-                self._s.runs.extend(runs)
+                self._s.runs.extend(rebuild.runs)
                 if alert is not None:
                     raised = MemoryAlert(
                         alert.kind, alert.agent_id, alert.message, alert.details, new.updated_at

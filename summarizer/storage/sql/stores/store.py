@@ -32,8 +32,10 @@ from summarizer.storage.values import (
     LostClaim,
     ProvenanceFacts,
     QueueRow,
+    RebuildCommit,
     RecentRun,
     Rescued,
+    Retry,
     RunRecord,
     StaleSummary,
     UpdateCommit,
@@ -82,30 +84,11 @@ class SqlStore(ABC, Generic[DB]):
             return queue.release(conn, claim.agent_id, claim.token, now, reason=reason)
 
     # ----- failures --------------------------------------------------------------------------------
-    def schedule_retry(
-        self,
-        claim: Claim,
-        now: datetime,
-        *,
-        available_at: datetime,
-        priority: int,
-        failures: int,
-        error: str,
-        run: RunRecord,
-    ) -> bool:
+    def schedule_retry(self, claim: Claim, now: datetime, retry: Retry) -> bool:
         with self.db.write() as conn:
-            held = queue.schedule_retry(
-                conn,
-                claim.agent_id,
-                claim.token,
-                now,
-                available_at=available_at,
-                priority=priority,
-                failures=failures,
-                error=error,
-            )
+            held = queue.schedule_retry(conn, claim.agent_id, claim.token, now, retry)
             if held:
-                summaries.record_run(conn, run)
+                summaries.record_run(conn, retry.run)
             return held
 
     def park(
@@ -231,27 +214,20 @@ class SqlStore(ABC, Generic[DB]):
                 return None
             return queue_sweeps.requeue(conn, agent_id, now)
 
-    def commit_rebuild(
-        self,
-        claim: Claim,
-        new: Summary,
-        from_version: int,
-        made: VersionWrite,
-        runs: Sequence[RunRecord],
-        alert: AlertDraft | None = None,
-    ) -> str:
+    def commit_rebuild(self, rebuild: RebuildCommit) -> str:
+        claim, new = rebuild.claim, rebuild.new
         assert new.updated_at is not None
         with self.db.write() as conn:
             state = queue.complete(conn, claim.agent_id, claim.token, new.updated_at, more_work=True)
             if state is None:
                 raise LostClaim(f"claim on {claim.agent_id!r} was taken over")
-            summaries.swap_summary(conn, new, from_version)
-            versions.write_version(conn, new, made)
+            summaries.swap_summary(conn, new, rebuild.from_version)
+            versions.write_version(conn, new, rebuild.made)
             versions.clear_rebuild(conn, claim.agent_id)
-            for run in runs:
+            for run in rebuild.runs:
                 summaries.record_run(conn, run)
-            if alert is not None:
-                alerts.insert_alert(conn, alert, new.updated_at)
+            if rebuild.alert is not None:
+                alerts.insert_alert(conn, rebuild.alert, new.updated_at)
             return state
 
     def record_spent(self, run: RunRecord) -> None:

@@ -40,7 +40,7 @@ from summarizer.storage.sql.statements import queue_moves
 from summarizer.storage.sql.statements.constants import inline
 from summarizer.storage.sql.statements.schema import alerts
 from summarizer.storage.sql.statements.schema import summary_update_queue as q
-from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, Claim, QueueRow
+from summarizer.storage.values import LEASE_EXPIRED_ERROR, SUMMARY_UPDATES_FAILING, Claim, QueueRow, Retry
 
 
 def _claimable(now: datetime | ColumnElement[Any]) -> ColumnElement[bool]:
@@ -241,18 +241,11 @@ def finish_idle(conn: Connection, agent_id: str, token: str, now: datetime) -> s
     return complete(conn, agent_id, token, now, more_work=False)
 
 
-def schedule_retry(
-    conn: Connection,
-    agent_id: str,
-    token: str,
-    now: datetime,
-    *,
-    available_at: datetime,
-    priority: int,
-    failures: int,
-    error: str,
-) -> bool:
-    return _let_go(conn, agent_id, token, now, **queue_moves.retried(available_at, priority, failures, error))
+def schedule_retry(conn: Connection, agent_id: str, token: str, now: datetime, retry: Retry) -> bool:
+    """Back off to `retry.available_at` (pending) with its priority, failures and error; `retry.run` is the
+    caller's to record."""
+    moves = queue_moves.retried(retry.available_at, retry.priority, retry.failures, retry.error)
+    return _let_go(conn, agent_id, token, now, **moves)
 
 
 def park(conn: Connection, agent_id: str, token: str, now: datetime, *, failures: int, error: str) -> bool:
