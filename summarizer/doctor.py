@@ -80,13 +80,6 @@ def check_provider(settings: Settings, choice: LLMChoice, name: str = "llm") -> 
 # ----- database and schema -----------------------------------------------------------------------------
 
 
-def _database_url(settings: Settings) -> str:
-    url = make_url(settings.resolved_database_url())
-    if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
-        url = url.update_query_dict({"connect_timeout": str(CONNECT_TIMEOUT_S)})
-    return url.render_as_string(hide_password=False)
-
-
 def check_database(settings: Settings) -> list[Check]:
     """The database check and, when it connects, the schema check."""
     from summarizer.composition import build_database
@@ -97,7 +90,7 @@ def check_database(settings: Settings) -> list[Check]:
         if not path.exists():
             note = f"embedded SQLite {path} does not exist yet: it is created on first use"
             return [Check("database", True, note), Check("migrations", True, "applied on first use")]
-    db = build_database(settings, url=_database_url(settings))
+    db = build_database(settings)  # PostgreSQL must answer within SUMMARIZER_DATABASE_CONNECT_TIMEOUT
     try:
         try:
             with db.engine.connect() as conn:

@@ -1,7 +1,7 @@
 """The composition root's database side: the handle for the configured URL (`connect_database` chooses
 the backend by its scheme, once), the schema check and migrations, the storage port's update and
-operator store that backend builds (`store_for`), the conversation store over it, and the one-line
-account of a database that cannot be reached."""
+operator store that backend builds (`store_for`), the conversation store over it, that backend's
+single-beat guard, and the one-line account of a database that cannot be reached."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import structlog
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from summarizer.composition.environment import loaded
@@ -16,7 +17,8 @@ from summarizer.composition.llm import build_token_counter
 from summarizer.composition.timeouts import database_timeouts, timeout_line
 from summarizer.domain import secrets
 from summarizer.settings import Settings
-from summarizer.storage.backends import connect_database, store_for
+from summarizer.storage.backends import backend_for, connect_database, store_for
+from summarizer.storage.sql.backend import BeatGuard
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import SchemaAdmin, ensure_schema
 from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
@@ -60,11 +62,11 @@ def wait_for_database(settings: Settings, *, max_backoff: float = 30.0) -> Datab
         return db
 
 
-def build_database(settings: Settings, *, url: str | None = None) -> Database:
+def build_database(settings: Settings) -> Database:
     """A database handle, schema unchecked (for `summarizer db` commands, which manage the schema, and
-    `doctor`, which passes the configured URL with a connect timeout as `url`)."""
+    `doctor`)."""
     return connect_database(
-        url or settings.resolved_database_url(),
+        settings.resolved_database_url(),
         prepare_threshold=settings.database_prepare_threshold,
         **database_timeouts(settings),
     )
@@ -82,6 +84,12 @@ def open_database(settings: Settings, *, migrate: bool | None = None) -> Databas
     db = build_database(settings)
     ensure_schema(db, auto_upgrade=settings.embedded_database if migrate is None else migrate)
     return db
+
+
+def beat_guard(settings: Settings) -> BeatGuard:
+    """The single-beat guard of the configured database's backend (workers/beat.py)."""
+    url = settings.resolved_database_url()
+    return backend_for(url).beat_guard(make_url(url), settings.data_dir, embedded=settings.embedded_database)
 
 
 def build_schema(settings: Settings) -> SchemaAdmin:

@@ -78,9 +78,3 @@ class Settings(ServerSettings, BackgroundSettings, LLMSettings, MemorySettings, 
     @property
     def embedded_database(self) -> bool:
         return not self.database_url
-
-    @property
-    def sqlite_database(self) -> bool:
-        """Whether the database is SQLite, embedded or given by an explicit `sqlite:` URL (what decides
-        the beat guard and the other single-host behaviours; `embedded_database` only says who chose it)."""
-        return self.resolved_database_url().startswith("sqlite")

@@ -12,9 +12,10 @@ from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.composition import build_database
 from summarizer.settings import load_settings
 from summarizer.storage.sql.migrations import ensure_schema
+from summarizer.storage.sqlite.beat_guard import lock_holder
+from tests.support.beat_lock import lock_file
 from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
-from workers.beat import lock_file, lock_holder
 
 pytestmark = pytest.mark.slow
 

@@ -14,10 +14,10 @@ from summarizer.composition import build_database
 from summarizer.settings import load_settings
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import ensure_schema
+from summarizer.storage.sqlite.beat_guard import lock_holder
 from tests.support.fleet import Fleet, fleet_env, wait_for
 from tests.support.processes import alive, children_of, parent_of
 from tests.support.workload import facts, feed, make_store
-from workers.beat import lock_holder
 
 pytestmark = pytest.mark.slow
 

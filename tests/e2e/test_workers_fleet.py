@@ -14,13 +14,13 @@ from sqlalchemy import select, text
 
 from summarizer.broker.wakeup import CeleryWakeup
 from summarizer.settings import load_settings
+from summarizer.storage.postgres.beat_guard import ADVISORY_LOCK_KEY
 from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.statements.schema import summary_runs, summary_update_queue
 from summarizer.storage.sql.writers import alerts
 from tests.support.fleet import Fleet, RedisServer, fleet_env, wait_for
 from tests.support.rows import queue_row
 from tests.support.workload import assert_folded_exactly_once, facts, feed, make_store
-from workers.beat import ADVISORY_LOCK_KEY
 
 # Advisory locks are server-wide: only the ones taken in this test's own database are ours.
 THIS_DATABASE = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"

@@ -9,9 +9,12 @@ from typing import Any
 import psycopg
 import pytest
 
+from summarizer.composition.database import beat_guard
 from summarizer.settings import Settings, load_settings
+from summarizer.storage.postgres.beat_guard import ADVISORY_LOCK_KEY, AdvisoryLockGuard
+from summarizer.storage.sql.backend import GuardHandle
 from tests.support.fleet import wait_for
-from workers.beat import ADVISORY_LOCK_KEY, BeatAlreadyRunning, acquire_beat_guard, check_beat_guard
+from workers.beat import BeatAlreadyRunning, acquire_beat_guard, check_beat_guard
 
 
 @pytest.fixture
@@ -29,7 +32,8 @@ def admin(settings: Settings) -> Iterator[psycopg.Connection[Any]]:
         yield conn
 
 
-def _terminate(admin: psycopg.Connection[Any], guard: psycopg.Connection[Any]) -> None:
+def _terminate(admin: psycopg.Connection[Any], guard: GuardHandle) -> None:
+    assert isinstance(guard, psycopg.Connection)  # the guard's session
     row = admin.execute("SELECT pg_terminate_backend(%s)", (guard.info.backend_pid,)).fetchone()
     assert row is not None
     assert row[0]
@@ -41,6 +45,12 @@ def _lock_is_free(admin: psycopg.Connection[Any]) -> bool:
     if row[0]:
         admin.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_LOCK_KEY,))
     return bool(row[0])
+
+
+def test_a_postgresql_url_gets_the_advisory_lock_checked_while_held(settings: Settings) -> None:
+    guard = beat_guard(settings)
+    assert isinstance(guard, AdvisoryLockGuard)
+    assert guard.watched  # its session can end under a live beat
 
 
 def test_a_live_guard_is_kept_as_it_is(settings: Settings, admin: psycopg.Connection[Any]) -> None:

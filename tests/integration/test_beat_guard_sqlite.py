@@ -7,16 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from summarizer.composition.database import beat_guard
 from summarizer.settings import load_settings
-from workers.beat import BeatAlreadyRunning, acquire_beat_guard, check_beat_guard, lock_file
+from tests.support.beat_lock import lock_file
+from workers.beat import BeatAlreadyRunning, acquire_beat_guard, check_beat_guard
 
 
 def test_an_explicit_sqlite_url_takes_a_file_lock_beside_its_database(tmp_path: Path) -> None:
     database = tmp_path / "deploy" / "s.db"
     settings = load_settings(database_url=f"sqlite:///{database.as_posix()}", data_dir=tmp_path / "data")
-    assert settings.sqlite_database
     assert not settings.embedded_database
     assert lock_file(settings) == database.with_name("s.db.beat.lock")
+    assert not beat_guard(settings).watched  # a flock lives as long as its holder: nothing to check
     guard = acquire_beat_guard(settings)
     try:
         assert check_beat_guard(settings, guard) is guard
@@ -29,5 +31,4 @@ def test_an_explicit_sqlite_url_takes_a_file_lock_beside_its_database(tmp_path: 
 
 def test_the_embedded_database_keeps_its_lock_in_the_data_directory(tmp_path: Path) -> None:
     settings = load_settings(data_dir=tmp_path / "data")
-    assert settings.sqlite_database
     assert lock_file(settings) == tmp_path / "data" / "beat.lock"

@@ -14,17 +14,12 @@ from pathlib import Path
 import pytest
 
 from summarizer.settings import Settings, load_settings
+from summarizer.storage.sqlite.beat_guard import lock_holder
+from tests.support.beat_lock import lock_file
 from tests.support.fleet import wait_for
 from tests.support.processes import alive, children_of
 from tests.support.services import ROOT
-from workers.beat import (
-    EXIT_BEAT_TAKEN,
-    BeatAlreadyRunning,
-    acquire_beat_guard,
-    guard_is_free,
-    lock_file,
-    lock_holder,
-)
+from workers.beat import EXIT_BEAT_TAKEN, BeatAlreadyRunning, acquire_beat_guard, guard_is_free
 from workers.beat_supervisor import BeatSupervisor
 
 pytestmark = pytest.mark.slow

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import URL
 
+from summarizer.storage.postgres.beat_guard import beat_guard
 from summarizer.storage.postgres.database import PostgresDatabase
 from summarizer.storage.postgres.dialect import POSTGRES
 from summarizer.storage.postgres.timeouts import Timeouts
@@ -37,4 +38,4 @@ def _store(db: Database) -> SqlStore[Any]:
     return PostgresStore(db)
 
 
-BACKEND = Backend(name="postgresql", dialect=POSTGRES, open=_open, store=_store)
+BACKEND = Backend(name="postgresql", dialect=POSTGRES, open=_open, store=_store, beat_guard=beat_guard)

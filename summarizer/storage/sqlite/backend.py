@@ -8,6 +8,7 @@ from sqlalchemy import URL
 
 from summarizer.storage.sql.backend import Backend, ConnectOptions
 from summarizer.storage.sql.database import Database
+from summarizer.storage.sqlite.beat_guard import beat_guard
 from summarizer.storage.sqlite.database import SqliteDatabase
 from summarizer.storage.sqlite.dialect import SQLITE
 
@@ -28,4 +29,4 @@ def _store(db: Database) -> SqlStore[Any]:
     return SqliteStore(db)
 
 
-BACKEND = Backend(name="sqlite", dialect=SQLITE, open=_open, store=_store)
+BACKEND = Backend(name="sqlite", dialect=SQLITE, open=_open, store=_store, beat_guard=beat_guard)

@@ -14,20 +14,22 @@ from summarizer.storage.backends import BACKENDS, backend_for, connect_database,
 from summarizer.storage.sql.dialect import dialect_of
 
 ROOT = Path(__file__).resolve().parents[3]
-ASKING = re.compile(r"dialect\.name|isinstance\(.*Database\b|get_backend_name\(")
+ASKING = re.compile(
+    r"dialect\.name|isinstance\(.*Database\b|get_backend_name\(|startswith\(\(?[\"'](?:sqlite|postgres)|"
+    r"^\s*(?:import|from) psycopg\b"
+)
 BACKEND_PACKAGES = ("summarizer/storage/sqlite/", "summarizer/storage/postgres/")
 ALLOWED = {
     "summarizer/storage/sql/backend.py": "the backend record: whether a URL names its database",
     "summarizer/storage/sql/dialect.py": "the hooks record: finds a connection's hooks by its dialect",
     "summarizer/storage/backends.py": "the one choice: names the URL's database when no backend serves it",
     "summarizer/storage/sql/statements/types.py": "column types: SQLAlchemy hands them the dialect at bind time",
-    "summarizer/doctor.py": "gives a PostgreSQL URL a connect timeout before the reachability check",
 }
 
 
 def asking_modules() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    for path in sorted((ROOT / "summarizer").rglob("*.py")):
+    for path in sorted([*(ROOT / "summarizer").rglob("*.py"), *(ROOT / "workers").rglob("*.py")]):
         name = path.relative_to(ROOT).as_posix()
         if name.startswith(BACKEND_PACKAGES):
             continue
