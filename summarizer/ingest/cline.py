@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -49,9 +49,9 @@ from summarizer.ingest.cline_tools import (
     without_environment,
 )
 from summarizer.ingest.containers import Item, Layout
-from summarizer.ingest.drafts import Draft, finish, reject_repeated_call_ids
-from summarizer.ingest.fields import Extras, reject_nul, required_str
-from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.drafts import Draft, finish_with_agent, reject_repeated_call_ids
+from summarizer.ingest.fields import optional_epoch_millis, reject_nul, required_str
+from summarizer.ingest.problems import Problem, json_type, shown
 from summarizer.ingest.records import IngestRecord
 
 LAYOUT = Layout(array_keys=())
@@ -83,17 +83,12 @@ class ClineTask:
         reject_nul(message)
         role = message.get("role")
         if role not in ("user", "assistant"):
-            raise Problem(f"a message needs 'role' ('user' or 'assistant'), got {_shown(role)}")
+            raise Problem(f"a message needs 'role' ('user' or 'assistant'), got {shown(role)}")
         position = self.position
         self.position += 1
         blocks = _blocks(message)
         drafts = self._assistant(blocks, position) if role == "assistant" else self._user(blocks)
-        if not drafts:
-            return []
-        if self.agent is None:
-            raise Problem("no agent: the history is read from stdin; pass --agent")
-        extras = Extras(agent_id=self.agent, created_at=_created_at(message), host_id=None, tokens=None)
-        return finish(drafts, extras, item.where)
+        return finish_with_agent(drafts, item.where, self.agent, "the history", lambda: _created_at(message))
 
     def _assistant(self, blocks: list[_Block], position: int) -> list[Draft]:
         uses = [(label, block) for label, kind, block in blocks if kind == "tool_use"]
@@ -258,15 +253,7 @@ def _joined(blocks: list[_Block]) -> str:
 
 
 def _created_at(message: Mapping[str, Any]) -> datetime | None:
-    ts = message.get("ts")
-    if ts is None:
-        return None
-    if isinstance(ts, bool) or not isinstance(ts, int | float):
-        raise Problem(f"ts must be a number of milliseconds since the epoch, got {json_type(ts)}")
-    try:
-        return datetime.fromtimestamp(ts / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
-        raise Problem(f"ts {ts!r} is out of range") from None
+    return optional_epoch_millis(message.get("ts"), "ts", "a number of milliseconds since the epoch")
 
 
 def _agent_of(label: str) -> str | None:
@@ -274,10 +261,6 @@ def _agent_of(label: str) -> str | None:
         return None
     path = PurePath(label)
     return path.parent.name if _TASK_ID.fullmatch(path.parent.name) else path.stem or None
-
-
-def _shown(value: object) -> str:
-    return repr(value) if isinstance(value, str) else json_type(value)
 
 
 def looks_like_cline(messages: list[Any]) -> bool:

@@ -7,13 +7,15 @@ part stays addressable, and a host token figure goes to the first part so the to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.domain.messages import NewMessage
 from summarizer.ingest.fields import Extras
+from summarizer.ingest.path_agents import stdin_agent
 from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
 
@@ -64,3 +66,20 @@ def finish(drafts: Sequence[Draft], extras: Extras, where: str) -> list[IngestRe
         )
         records.append(IngestRecord(agent_id=extras.agent_id, message=message))
     return records
+
+
+def finish_with_agent(
+    drafts: Sequence[Draft],
+    where: str,
+    agent: str | None,
+    what: str,
+    created_at: Callable[[], datetime | None],
+    host_id: str | None = None,
+) -> list[IngestRecord]:
+    """`finish` for a reader whose agent is --agent or the one the input's path names (None for stdin): no
+    records for no drafts; for some, a Problem when there is no agent (`what` names the input), else the
+    records, their time read (`created_at`, which may raise a Problem) only then."""
+    if not drafts:
+        return []
+    extras = Extras(agent_id=stdin_agent(agent, what), created_at=created_at(), host_id=host_id, tokens=None)
+    return finish(drafts, extras, where)

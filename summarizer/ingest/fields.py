@@ -7,7 +7,7 @@ OpenAI or Anthropic messages and get exactly the canonical rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +64,25 @@ def read_created_at(value: object) -> datetime:
     except OverflowError:
         raise Problem(f"created_at {value!r} is outside the supported range once moved to UTC") from None
     return parsed
+
+
+def epoch_time(stamp: float, field: str, *, millis: bool = False) -> datetime:
+    """`stamp`, seconds since the epoch (milliseconds with `millis`), as a UTC time; a Problem naming `field`
+    when it is out of range."""
+    try:
+        return datetime.fromtimestamp(stamp / 1000 if millis else stamp, UTC)
+    except (OverflowError, OSError, ValueError):
+        raise Problem(f"{field} {stamp!r} is out of range") from None
+
+
+def optional_epoch_millis(value: object, field: str, expected: str) -> datetime | None:
+    """`value` (the message's `field`), milliseconds since the epoch, as a UTC time; None when it is null,
+    a Problem saying it must be `expected` when it is no number."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise Problem(f"{field} must be {expected}, got {json_type(value)}")
+    return epoch_time(value, field, millis=True)
 
 
 def read_host_id(value: object) -> str:
@@ -134,6 +153,15 @@ def optional_bool(obj: Mapping[str, Any], key: str, *, path: str = "") -> bool |
     if not isinstance(value, bool):
         raise Problem(f"{path}{key} must be true or false, got {json_type(value)}")
     return value
+
+
+def object_entries(values: list[Any], field: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Each entry of the array `values` with its index, an object; a Problem naming `field[index]` at the
+    first entry that is not."""
+    for index, value in enumerate(values):
+        if not isinstance(value, Mapping):
+            raise Problem(f"{field}[{index}] must be an object, got {json_type(value)}")
+        yield index, value
 
 
 def expect_object(value: object, label: str) -> Mapping[str, Any]:

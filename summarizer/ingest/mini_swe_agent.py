@@ -28,14 +28,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout, iter_chat_items
-from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, reject_nul
+from summarizer.ingest.drafts import Draft, finish_with_agent
+from summarizer.ingest.fields import epoch_time, object_entries, reject_nul
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.path_agents import agent_from_name
 from summarizer.ingest.problems import Problem, json_type
@@ -112,12 +112,7 @@ class MiniSweTrajectory:
         message = item.value
         reject_nul(message)
         drafts = self._drafts(message, item.where)
-        if not drafts:
-            return []
-        if self.agent is None:
-            raise Problem("no agent: the trajectory is read from stdin; pass --agent")
-        extras = Extras(agent_id=self.agent, created_at=_time(message), host_id=None, tokens=None)
-        return finish(drafts, extras, item.where)
+        return finish_with_agent(drafts, item.where, self.agent, "the trajectory", lambda: _time(message))
 
     def _drafts(self, message: Mapping[str, Any], where: str) -> list[Draft]:
         role = message.get("role")
@@ -171,9 +166,7 @@ class MiniSweTrajectory:
     def _response(self, response: Mapping[str, Any]) -> list[Draft]:
         """A Responses-API run's saved response: its message text and function calls."""
         drafts: list[Draft] = []
-        for index, item in enumerate(response["output"]):
-            if not isinstance(item, Mapping):
-                raise Problem(f"output[{index}] must be an object, got {json_type(item)}")
+        for index, item in object_entries(response["output"], "output"):
             kind = item.get("type")
             if kind == "message":
                 text = _text(item.get("content"), f"output[{index}].content")
@@ -253,9 +246,7 @@ def _text(content: object, field: str) -> str:
     if not isinstance(content, list):
         raise Problem(f"{field} must be a string or an array of parts, got {json_type(content)}")
     texts = []
-    for index, part in enumerate(content):
-        if not isinstance(part, Mapping):
-            raise Problem(f"{field}[{index}] must be an object, got {json_type(part)}")
+    for _, part in object_entries(content, field):
         if isinstance(part.get("text"), str):
             texts.append(str(part["text"]))
         elif str(part.get("type", "")).endswith("image") or part.get("type") == "image_url":
@@ -268,10 +259,7 @@ def _time(message: Mapping[str, Any]) -> datetime | None:
     stamp = extra.get("timestamp") if isinstance(extra, Mapping) else None
     if isinstance(stamp, bool) or not isinstance(stamp, int | float):
         return None
-    try:
-        return datetime.fromtimestamp(stamp, UTC)
-    except (OverflowError, OSError, ValueError):
-        raise Problem(f"extra.timestamp {stamp!r} is out of range") from None
+    return epoch_time(stamp, "extra.timestamp")
 
 
 def _agent_of(label: str) -> str | None:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, read_host_id, reject_nul
+from summarizer.ingest.fields import Extras, epoch_time, read_host_id, reject_nul
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 
@@ -57,7 +56,8 @@ class OpencodeSession:
         if agent is None:
             raise Problem("no agent: the export names no session id; pass --agent")
         created = (info.get("time") or {}).get("created") if isinstance(info.get("time"), Mapping) else None
-        created_at = datetime.fromtimestamp(created / 1000, UTC) if isinstance(created, int | float) else None
+        number = isinstance(created, int | float) and not isinstance(created, bool)
+        created_at = epoch_time(created, "info.time.created", millis=True) if number else None
         host_id = read_host_id(info["id"]) if info.get("id") is not None else None
         return Extras(agent_id=agent, created_at=created_at, host_id=host_id, tokens=None)
 

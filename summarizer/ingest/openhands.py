@@ -14,14 +14,14 @@ message id; the agent is the file's name unless `--agent` names one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
-from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, read_created_at, reject_nul
+from summarizer.ingest.drafts import Draft, finish_with_agent
+from summarizer.ingest.fields import read_created_at, reject_nul
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
@@ -42,24 +42,11 @@ class OpenHandsEvents:
         if not isinstance(source, str) or source not in SOURCES:
             raise Problem(f"an event needs 'source' (one of: agent, environment, user), got {source!r}")
         drafts = self._drafts(event, str(source))
-        if not drafts:
-            return []
-        if self.agent is None:
-            raise Problem("no agent: the trajectory is read from stdin; pass --agent")
-        return finish(drafts, self._extras(event), item.where)
-
-    def _extras(self, event: Mapping[str, Any]) -> Extras:
-        stamp = event.get("timestamp")
-        created_at = None
-        if isinstance(stamp, str):
-            created_at = read_created_at(
-                stamp if "+" in stamp[10:] or stamp.endswith("Z") else f"{stamp}+00:00"
-            )
-            created_at = created_at.astimezone(UTC)
         event_id = event.get("id")
         host_id = str(event_id) if isinstance(event_id, int | str) and str(event_id) else None
-        assert self.agent is not None
-        return Extras(agent_id=self.agent, created_at=created_at, host_id=host_id, tokens=None)
+        return finish_with_agent(
+            drafts, item.where, self.agent, "the trajectory", lambda: _created_at(event), host_id
+        )
 
     def _drafts(self, event: Mapping[str, Any], source: str) -> list[Draft]:
         if source == "environment":
@@ -126,6 +113,15 @@ def _arguments(event: Mapping[str, Any], call_id: str, args: Mapping[str, Any]) 
                         return raw
                 return raw
     return {k: v for k, v in args.items() if k != "thought"}
+
+
+def _created_at(event: Mapping[str, Any]) -> datetime | None:
+    """The event's `timestamp`, in UTC when it names no zone."""
+    stamp = event.get("timestamp")
+    if not isinstance(stamp, str):
+        return None
+    zoned = stamp if "+" in stamp[10:] or stamp.endswith("Z") else f"{stamp}+00:00"
+    return read_created_at(zoned).astimezone(UTC)
 
 
 def _text(value: object) -> str:

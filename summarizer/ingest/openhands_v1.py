@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout, iter_chat_items
-from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, optional_str, read_created_at, reject_nul
+from summarizer.ingest.drafts import Draft, finish_with_agent
+from summarizer.ingest.fields import object_entries, optional_str, read_created_at, reject_nul
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.path_agents import agent_from_name
-from summarizer.ingest.problems import Problem, json_type
+from summarizer.ingest.problems import Problem, json_type, shown
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.unknown_types import count_unknown
 
@@ -126,7 +126,7 @@ class OpenHandsV1Events:
         event = item.value
         kind = event.get("kind")
         if not isinstance(kind, str) or not kind:
-            raise Problem(f"an event needs 'kind' (its class, e.g. 'MessageEvent'), got {_shown(kind)}")
+            raise Problem(f"an event needs 'kind' (its class, e.g. 'MessageEvent'), got {shown(kind)}")
         if kind in BOOKKEEPING:
             return []
         if kind not in HANDLED:
@@ -136,26 +136,12 @@ class OpenHandsV1Events:
         source = event.get("source")
         if source not in SOURCES:
             raise Problem(
-                f"a {kind} needs 'source' (one of: {', '.join(sorted(SOURCES))}), got {_shown(source)}"
+                f"a {kind} needs 'source' (one of: {', '.join(sorted(SOURCES))}), got {shown(source)}"
             )
         drafts = _drafts(kind, str(source), event)
-        if not drafts:
-            return []
-        if self.agent is None:
-            raise Problem("no agent: the events are read from stdin; pass --agent")
-        return finish(drafts, self._extras(event), item.where)
-
-    def _extras(self, event: Mapping[str, Any]) -> Extras:
-        assert self.agent is not None
-        event_id = event.get("id")
-        host_id = (
-            str(event_id) if isinstance(event_id, str | int) and not isinstance(event_id, bool) else None
-        )
-        return Extras(
-            agent_id=self.agent,
-            created_at=_time(event.get("timestamp")),
-            host_id=host_id or None,
-            tokens=None,
+        stamp = event.get("timestamp")
+        return finish_with_agent(
+            drafts, item.where, self.agent, "the events", lambda: _time(stamp), _host_id(event)
         )
 
 
@@ -270,7 +256,7 @@ def _arguments(event: Mapping[str, Any], call: Mapping[str, Any]) -> Any:
 def _call_id(event: Mapping[str, Any]) -> str:
     call_id = event.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
-        raise Problem(f"a {event.get('kind')} needs 'tool_call_id' as a string, got {_shown(call_id)}")
+        raise Problem(f"a {event.get('kind')} needs 'tool_call_id' as a string, got {shown(call_id)}")
     return call_id
 
 
@@ -293,9 +279,7 @@ def _parts_text(parts: object, field: str) -> str:
     if not isinstance(parts, list):
         raise Problem(f"{field} must be an array of content parts, got {json_type(parts)}")
     texts = []
-    for index, part in enumerate(parts):
-        if not isinstance(part, Mapping):
-            raise Problem(f"{field}[{index}] must be an object, got {json_type(part)}")
+    for index, part in object_entries(parts, field):
         if part.get("type") == "image" or "image_urls" in part:
             texts.append("[image]")
         elif isinstance(part.get("text"), str):
@@ -311,6 +295,13 @@ def _content_text(value: object, field: str) -> str:
     if isinstance(value, Mapping) and isinstance(value.get("text"), str):
         return str(value["text"])
     raise Problem(f"{field} must be a text part {{type, text}}, got {json_type(value)}")
+
+
+def _host_id(event: Mapping[str, Any]) -> str | None:
+    event_id = event.get("id")
+    if isinstance(event_id, str | int) and not isinstance(event_id, bool):
+        return str(event_id) or None
+    return None
 
 
 def _time(stamp: object) -> datetime | None:
@@ -336,7 +327,3 @@ def _agent_of(label: str) -> str | None:
 def _positioned(label: str) -> bool:
     _, colon, line = label.rpartition(":")
     return bool(colon) and line.isdigit()
-
-
-def _shown(value: object) -> str:
-    return repr(value) if isinstance(value, str) else json_type(value)

@@ -54,3 +54,11 @@ def file_agent(where: str, what: str, folder_files: frozenset[str]) -> str:
     if not name.strip():
         raise Problem(f"no agent: {what}; pass --agent")
     return agent_from_name(name.strip())
+
+
+def stdin_agent(agent: str | None, what: str) -> str:
+    """`agent` (--agent, or the one the input's path names); a Problem when there is none, the `what`
+    ("the trajectory") being read from stdin."""
+    if agent is None:
+        raise Problem(f"no agent: {what} is read from stdin; pass --agent")
+    return agent

@@ -44,3 +44,8 @@ def json_type(value: object) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def shown(value: object) -> str:
+    """A value as a reason shows it: a string quoted, anything else by its JSON type."""
+    return repr(value) if isinstance(value, str) else json_type(value)

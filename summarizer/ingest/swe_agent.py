@@ -26,6 +26,7 @@ from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
 from summarizer.ingest.drafts import Draft, finish
 from summarizer.ingest.fields import Extras, reject_nul
+from summarizer.ingest.path_agents import stdin_agent
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
 from summarizer.ingest.tool_calls import function_call
@@ -64,9 +65,9 @@ class Trajectory:
             raise Problem(
                 f"a history message needs 'role' (one of: {', '.join(sorted(ROLES))}), got {role!r}"
             )
-        if self.agent is None:
-            raise Problem("no agent: the trajectory is read from stdin; pass --agent")
-        extras = Extras(agent_id=self.agent, created_at=None, host_id=None, tokens=None)
+        extras = Extras(
+            agent_id=stdin_agent(self.agent, "the trajectory"), created_at=None, host_id=None, tokens=None
+        )
         records = finish(self._drafts(message, str(role)), extras, item.where)
         if self.last_step is not None and self._completes_step(message, self.last_step[1] - 1):
             step, number, where = self.last_step

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from summarizer.ingest.fields import object_entries
 from summarizer.ingest.jsontext import loads_json
 from summarizer.ingest.problems import Problem, json_type
 
@@ -44,9 +45,7 @@ def named_calls(
     calls = value.get(key) or []
     if not isinstance(calls, list):
         raise Problem(f"{label} must be an array, got {json_type(calls)}")
-    for index, call in enumerate(calls):
-        if not isinstance(call, Mapping):
-            raise Problem(f"{label}[{index}] must be an object, got {json_type(call)}")
+    for index, call in object_entries(calls, label):
         call_id, name = call.get(id_key), call.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
             raise Problem(f"{label}[{index}] needs '{id_key}' and 'name' as strings")

@@ -28,14 +28,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any
 
 from summarizer.domain.kinds import Kind
 from summarizer.ingest.containers import Item, Layout
-from summarizer.ingest.drafts import Draft, finish
-from summarizer.ingest.fields import Extras, reject_nul
+from summarizer.ingest.drafts import Draft, finish_with_agent
+from summarizer.ingest.fields import object_entries, optional_epoch_millis, reject_nul
 from summarizer.ingest.path_agents import agent_from_name
 from summarizer.ingest.problems import Problem, json_type
 from summarizer.ingest.records import IngestRecord
@@ -120,14 +120,11 @@ class VscodeChatSession:
         request = item.value
         reject_nul(request)
         drafts = [*self._prompt(request), *self._response(request, item.where)]
-        if not drafts:
-            return []
-        if self.agent is None:
-            raise Problem("no agent: the session is read from stdin; pass --agent")
         request_id = request.get("requestId")
         host_id = request_id if isinstance(request_id, str) and request_id else None
-        extras = Extras(agent_id=self.agent, created_at=_time(request), host_id=host_id, tokens=None)
-        return finish(drafts, extras, item.where)
+        return finish_with_agent(
+            drafts, item.where, self.agent, "the session", lambda: _time(request), host_id
+        )
 
     def _prompt(self, request: Mapping[str, Any]) -> list[Draft]:
         message = request.get("message")
@@ -154,10 +151,8 @@ class VscodeChatSession:
         outputs = outputs if isinstance(outputs, Mapping) else {}
         drafts: list[Draft] = []
         text: list[str] = []
-        for index, part in enumerate(parts):
+        for index, part in object_entries(parts, "response"):
             label = f"response[{index}]"
-            if not isinstance(part, Mapping):
-                raise Problem(f"{label} must be an object, got {json_type(part)}")
             kind = part.get("kind")
             if kind is None or kind in MARKDOWN_KINDS or kind == "inlineReference":
                 text.append(_markdown(part, label))
@@ -325,12 +320,4 @@ def _message_text(value: object) -> str:
 
 
 def _time(request: Mapping[str, Any]) -> datetime | None:
-    stamp = request.get("timestamp")
-    if stamp is None:
-        return None
-    if isinstance(stamp, bool) or not isinstance(stamp, int | float):
-        raise Problem(f"timestamp must be milliseconds since the epoch, got {json_type(stamp)}")
-    try:
-        return datetime.fromtimestamp(stamp / 1000, UTC)
-    except (OverflowError, OSError, ValueError):
-        raise Problem(f"timestamp {stamp!r} is out of range") from None
+    return optional_epoch_millis(request.get("timestamp"), "timestamp", "milliseconds since the epoch")

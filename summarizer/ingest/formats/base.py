@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Protocol
 
 from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest.claude_code import Sidechains
-from summarizer.ingest.containers import Item, Layout, OnBadLine, iter_chat_items
+from summarizer.ingest.containers import Item, Layout, OnBadLine, iter_chat_items, iter_jsonl
 from summarizer.ingest.fields import reject_nul
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.problems import Problem
@@ -211,6 +211,16 @@ def home_folder(home: AgentHome, environ: Mapping[str, str], user_home: Path) ->
     """The logs folder of `home`, whether or not it exists."""
     moved = environ.get(home.variable, "") if home.variable else ""
     return (Path(moved) if moved else user_home / home.folder) / home.logs
+
+
+LineFeed = Callable[[Mapping[str, Any], str], list[IngestRecord]]
+"""A line's object and where it is: its records (what a `LineParser` is fed)."""
+
+
+def fed_lines(lines: LineReader, reading: Reading, feed: LineFeed) -> Iterator[IngestRecord]:
+    """The records of a JSON Lines input, each line's object fed to `feed` through the reading's guard."""
+    for item in iter_jsonl(lines, reading.max_bytes, reading.guard.on_bad):
+        yield from reading.guard(item, lambda i: feed(i.value, i.where))
 
 
 ItemReader = Callable[[Item], list[IngestRecord]]

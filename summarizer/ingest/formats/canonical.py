@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from summarizer.domain.errors import InvalidMessage
 from summarizer.ingest.canonical import parse_canonical
-from summarizer.ingest.containers import Item, iter_jsonl
-from summarizer.ingest.formats.base import LogFormat, Reading, SettledLines
+from summarizer.ingest.formats.base import LogFormat, Reading, SettledLines, fed_lines
 from summarizer.ingest.lines import LineReader
-from summarizer.ingest.problems import Problem
 from summarizer.ingest.records import IngestRecord
 
 
@@ -18,17 +15,6 @@ def _detect(value: Any) -> str | None:
     if isinstance(value, Mapping) and "kind" in value and "content" in value:
         return "canonical messages (kind and content)"
     return None
-
-
-def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
-    def parse(item: Item) -> list[IngestRecord]:
-        try:
-            return [parse_canonical(item.value, reading.agent, item.where)]
-        except Problem as problem:
-            raise InvalidMessage(problem.reason, item.where) from None
-
-    for item in iter_jsonl(lines, reading.max_bytes, reading.guard.on_bad):
-        yield from reading.guard(item, parse)
 
 
 class _Lines(SettledLines):
@@ -42,6 +28,10 @@ class _Lines(SettledLines):
 
     def state(self) -> dict[str, Any]:
         return {}
+
+
+def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
+    yield from fed_lines(lines, reading, _Lines(reading.agent, {}).feed)
 
 
 FORMAT = LogFormat(

@@ -6,8 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from summarizer.ingest.codex import LINE_TYPES, CodexRollout, is_older_session_line
-from summarizer.ingest.containers import iter_jsonl
-from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, opening_type
+from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, fed_lines, opening_type
 from summarizer.ingest.formats.unknown_named import UnknownNamed
 from summarizer.ingest.lines import LineReader
 from summarizer.ingest.records import IngestRecord
@@ -32,13 +31,11 @@ def _detect_opening(start: str) -> str | None:
 
 
 def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
-    guard = reading.guard
     rollout = CodexRollout(reading.agent)
-    for item in iter_jsonl(lines, reading.max_bytes, guard.on_bad):
-        yield from guard(item, lambda i: rollout.feed(i.value, i.where))
+    yield from fed_lines(lines, reading, rollout.feed)
     yield from rollout.finish()
-    guard.unknown_kinds(rollout.unknown_lines, "line(s) of unknown type", lines.label)
-    guard.unknown_kinds(rollout.unknown_items, "response item(s) of unknown type", lines.label)
+    reading.guard.unknown_kinds(rollout.unknown_lines, "line(s) of unknown type", lines.label)
+    reading.guard.unknown_kinds(rollout.unknown_items, "response item(s) of unknown type", lines.label)
 
 
 class _Lines:

@@ -7,9 +7,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from summarizer.ingest.containers import iter_jsonl
 from summarizer.ingest.copilot import CopilotEvents, looks_like_copilot_event
-from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, SettledLines
+from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, SettledLines, fed_lines
 from summarizer.ingest.formats.unknown_named import UnknownNamed
 from summarizer.ingest.formats.vscode import editor_folders, user_folders
 from summarizer.ingest.lines import LineReader
@@ -27,11 +26,9 @@ def _detect(value: Any) -> str | None:
 
 
 def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
-    guard = reading.guard
     events = CopilotEvents(reading.agent)
-    for item in iter_jsonl(lines, reading.max_bytes, guard.on_bad):
-        yield from guard(item, lambda i: events.feed(i.value, i.where))
-    guard.unknown_kinds(events.unknown_types, "event(s) of unknown type", lines.label)
+    yield from fed_lines(lines, reading, events.feed)
+    reading.guard.unknown_kinds(events.unknown_types, "event(s) of unknown type", lines.label)
 
 
 class _Lines(SettledLines):

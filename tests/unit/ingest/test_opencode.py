@@ -83,3 +83,15 @@ def test_an_export_is_detected_and_each_tool_part_is_a_call_and_its_result() -> 
     assert records[1].message.input == {"command": "pytest tests/test_login.py"}
     assert str(records[0].message.created_at) == "2025-12-20 04:16:10+00:00"
     assert notes.unpaired_calls == 0
+
+
+def test_a_creation_time_out_of_range_is_a_named_problem_not_a_crash() -> None:
+    export = json.loads(json.dumps(EXPORT))
+    export["messages"][0]["info"]["time"]["created"] = 1e20
+    notes = ReadNotes()
+    data = json.dumps(export).encode()
+    records = list(iter_stream_records(io.BytesIO(data), "export.json", "auto", None, 1_000_000, notes=notes))
+    assert records  # the first message alone is left out
+    assert records[0].message.kind is Kind.TOOL_CALL
+    assert notes.skipped == 1
+    assert any("info.time.created 1e+20 is out of range" in w for w in notes.warnings), notes.warnings
