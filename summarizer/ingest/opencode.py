@@ -56,8 +56,9 @@ class OpencodeSession:
         if agent is None:
             raise Problem("no agent: the export names no session id; pass --agent")
         created = (info.get("time") or {}).get("created") if isinstance(info.get("time"), Mapping) else None
-        number = isinstance(created, int | float) and not isinstance(created, bool)
-        created_at = epoch_time(created, "info.time.created", millis=True) if number else None
+        created_at = None
+        if isinstance(created, int | float) and not isinstance(created, bool):
+            created_at = epoch_time(created, "info.time.created", millis=True)
         host_id = read_host_id(info["id"]) if info.get("id") is not None else None
         return Extras(agent_id=agent, created_at=created_at, host_id=host_id, tokens=None)
 
