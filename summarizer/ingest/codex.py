@@ -191,6 +191,8 @@ class CodexRollout:
 
     def _item(self, payload: Mapping[str, Any], stamp: str | None, where: str) -> list[IngestRecord]:
         item_type = payload.get("type", "message" if "role" in payload else None)
+        if item_type is not None and not isinstance(item_type, str):
+            raise Problem(f"payload.type must be a string, got {json_type(item_type)}")
         if item_type in SKIPPED_ITEMS:
             return []
         if item_type in TOOL_SEARCH_ITEMS:

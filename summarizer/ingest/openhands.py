@@ -103,9 +103,11 @@ def _arguments(event: Mapping[str, Any], call_id: str, args: Mapping[str, Any]) 
     choices = response.get("choices") if isinstance(response, Mapping) else None
     for choice in choices if isinstance(choices, list) else []:
         message = choice.get("message") if isinstance(choice, Mapping) else None
-        for call in (message or {}).get("tool_calls") or []:
+        calls = message.get("tool_calls") if isinstance(message, Mapping) else None
+        for call in calls if isinstance(calls, list) else []:
             if isinstance(call, Mapping) and call.get("id") == call_id:
-                raw = (call.get("function") or {}).get("arguments")
+                function = call.get("function")
+                raw = function.get("arguments") if isinstance(function, Mapping) else None
                 if isinstance(raw, str):
                     try:
                         return loads_json(raw)

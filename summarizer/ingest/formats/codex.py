@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from summarizer.ingest.codex import LINE_TYPES, CodexRollout, is_older_session_line
+from summarizer.ingest.containers import Item
 from summarizer.ingest.formats.base import AgentHome, LogFormat, Reading, fed_lines, opening_type
 from summarizer.ingest.formats.unknown_named import UnknownNamed
 from summarizer.ingest.lines import LineReader
@@ -33,7 +34,7 @@ def _detect_opening(start: str) -> str | None:
 def _read(lines: LineReader, reading: Reading) -> Iterator[IngestRecord]:
     rollout = CodexRollout(reading.agent)
     yield from fed_lines(lines, reading, rollout.feed)
-    yield from rollout.finish()
+    yield from reading.guard(Item({}, lines.label), lambda _end: rollout.finish())  # what the end releases
     reading.guard.unknown_kinds(rollout.unknown_lines, "line(s) of unknown type", lines.label)
     reading.guard.unknown_kinds(rollout.unknown_items, "response item(s) of unknown type", lines.label)
 
