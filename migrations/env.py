@@ -13,9 +13,9 @@ def _url() -> str:
     url = x_args.get("url") or context.config.get_main_option("sqlalchemy.url")
     if url:
         return url
-    from summarizer.settings import load_settings
+    from summarizer.composition.environment import load
 
-    return load_settings().resolved_database_url()
+    return load().resolved_database_url()
 
 
 def run_offline() -> None:

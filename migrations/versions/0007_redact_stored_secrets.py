@@ -40,9 +40,9 @@ TEXT_COLUMNS = (
 
 def _register_configured_secrets() -> None:
     try:
-        from summarizer.settings import load_settings
+        from summarizer.composition.environment import load
 
-        secrets.register(load_settings().secret_values())
+        load()  # registers the configured secret values
     except Exception:  # settings that do not load still leave the pattern net
         return
 

@@ -71,9 +71,9 @@ _drops = sa.table(
 
 def _keeps_raw_content() -> bool:
     try:
-        from summarizer.settings import load_settings
+        from summarizer.composition.environment import load
 
-        return load_settings().keep_raw_credentials
+        return load().keep_raw_credentials
     except Exception:  # settings that do not load: mask, the default
         return False
 

@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("summarizer", "workers")
+PACKAGES = ("summarizer", "workers", "migrations")
 ALLOWED = ("summarizer/composition/", "summarizer/settings/")
 
 
