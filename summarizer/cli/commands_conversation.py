@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from summarizer.cli.dash_ids import AgentIdCommand, AgentIdGroup
-from summarizer.cli.params import AGENT_ID, INT32_MAX, TOKENS, text_or_stdin
+from summarizer.cli.params import AGENT_ID, FREE_TEXT, INT32_MAX, TOKENS, text_or_stdin
 from summarizer.cli.runtime import open_runtime
 from summarizer.ingest.formats.registry import choices, format_named
 from summarizer.views import history_json, history_text, message_json
@@ -266,7 +266,7 @@ def agent_budget(agent_id: str, tokens: str) -> None:
 
 @agent.command("instructions")
 @click.argument("agent_id", type=AGENT_ID)
-@click.argument("text", required=False)
+@click.argument("text", required=False, type=FREE_TEXT)
 @click.option("--clear", is_flag=True, help="Remove the agent's summary instructions.")
 def agent_instructions(agent_id: str, text: str | None, clear: bool) -> None:
     """Add TEXT to what the model is asked when it summarizes AGENT_ID ('-' reads it from stdin)."""

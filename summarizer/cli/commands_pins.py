@@ -8,7 +8,7 @@ import os
 import click
 
 from summarizer.cli.dash_ids import AgentIdCommand
-from summarizer.cli.params import AGENT_ID, text_or_stdin
+from summarizer.cli.params import AGENT_ID, FREE_TEXT, text_or_stdin
 from summarizer.cli.runtime import open_runtime
 from summarizer.views import pins_document, pins_text
 
@@ -20,7 +20,7 @@ def cli_actor() -> str:
 
 @click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
-@click.argument("text")
+@click.argument("text", type=FREE_TEXT)
 @click.option(
     "--name", help="The pin's name (default: the next free pin-N); an existing pin of that name is replaced."
 )

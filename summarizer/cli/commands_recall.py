@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import click
 
 from summarizer.cli.dash_ids import AgentIdCommand
-from summarizer.cli.params import AGENT_ID
+from summarizer.cli.params import AGENT_ID, FREE_TEXT
 from summarizer.cli.runtime import open_runtime
 from summarizer.domain.kinds import KIND_NAMES
 from summarizer.domain.recall import MAX_LIMIT, InvalidQuery, parse_when
@@ -17,7 +17,7 @@ from summarizer.recall_views import recall_json, recall_text
 
 @click.command(cls=AgentIdCommand)
 @click.argument("agent_id", type=AGENT_ID)
-@click.argument("query")
+@click.argument("query", type=FREE_TEXT)
 @click.option(
     "--since", help="Only messages from this time on: ISO 8601 (2026-11-02) or a duration ago (7d)."
 )

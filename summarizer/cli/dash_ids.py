@@ -4,8 +4,10 @@ Claude Code names a project's agent after its folder (`/home/me/app` -> `-home-m
 `summarizer context -home-me-app` must read the id, not options `-h`, `-o`, ... Click alone reads any
 token starting with `-` as options. `AgentIdCommand` looks at the command line first: a token that is
 none of the command's options, standing where an AGENT argument is expected, is passed to click as that
-argument (after `--`, with the options before it). Known options, their values, `--` and a lone `-`
-(stdin) keep their meaning, and an unknown option anywhere else is still refused by click as before.
+argument (after `--`, with the options before it). The same holds for a free-text argument (a pin, a
+question, instructions) whose dash token reads as words (`"- keep the API stable"`, `-5`). Known options,
+their values, `--` and a lone `-` (stdin) keep their meaning, and an unknown option anywhere else is still
+refused by click as before.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 
 import click
 
-from summarizer.cli.params import AgentIdType
+from summarizer.cli.params import AgentIdType, FreeTextType, reads_as_text
 
 __all__ = ["AgentIdCommand", "AgentIdGroup", "agent_arguments", "dash_ids_as_arguments"]
 
@@ -80,7 +82,8 @@ def dash_ids_as_arguments(command: click.Command, ctx: click.Context, args: Sequ
             index += values
             continue
         place = len(positional)
-        if place < len(positions) and isinstance(positions[place].type, AgentIdType):
+        kind = positions[place].type if place < len(positions) else None
+        if isinstance(kind, AgentIdType) or (isinstance(kind, FreeTextType) and reads_as_text(token)):
             positional.append(token)
             moved = True
             continue

@@ -22,6 +22,22 @@ class AgentIdType(click.ParamType):  # type: ignore[type-arg]  # generic in clic
         return str(value)
 
 
+class FreeTextType(click.ParamType):  # type: ignore[type-arg]  # generic in click 8.2+, not 8.1
+    """Words a person types (a pin, a question, instructions): a value that starts with a dash and reads
+    as words ("- keep the API stable", "-5 degrees") is taken as the text, not as options."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        return str(value)
+
+
+def reads_as_text(token: str) -> bool:
+    """Whether a token that starts with `-` is words rather than an option: it holds a space, or no letter
+    follows the dash (`-5`, `->`, `- item`)."""
+    return any(c.isspace() for c in token) or (not token[1:2].isalpha() and token[1:2] != "-")
+
+
 def text_or_stdin(text: str, what: str) -> str:
     """`text`, or for '-' what stdin holds, which must be UTF-8: one line naming the first bad byte."""
     if text != "-":
@@ -35,9 +51,21 @@ def text_or_stdin(text: str, what: str) -> str:
         ) from None
 
 
-__all__ = ["AGENT_ID", "BIGINT_MAX", "COUNT", "INT32_MAX", "ROW_ID", "TOKENS", "VERSION", "text_or_stdin"]
+__all__ = [
+    "AGENT_ID",
+    "BIGINT_MAX",
+    "COUNT",
+    "FREE_TEXT",
+    "INT32_MAX",
+    "ROW_ID",
+    "TOKENS",
+    "VERSION",
+    "reads_as_text",
+    "text_or_stdin",
+]
 
 AGENT_ID = AgentIdType()
+FREE_TEXT = FreeTextType()
 VERSION = click.IntRange(1, INT32_MAX)
 COUNT = click.IntRange(1, INT32_MAX)
 TOKENS = click.IntRange(0, INT32_MAX)

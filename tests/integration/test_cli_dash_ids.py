@@ -127,3 +127,40 @@ def test_an_unknown_option_elsewhere_is_still_refused_by_name(
     assert result.exit_code == 2
     assert "No such option '--jsn'" in result.output
     assert "context [OPTIONS] AGENT_ID" in CliRunner().invoke(cli, ["context", "-h"]).output
+
+
+@pytest.mark.parametrize(
+    ("typed", "given"),
+    [
+        (["bot", "- keep the API stable"], ["--", "bot", "- keep the API stable"]),
+        (["bot", "-5 degrees is the floor"], ["--", "bot", "-5 degrees is the floor"]),
+        (["bot", "-> always answer in French"], ["--", "bot", "-> always answer in French"]),
+        (
+            ["bot", "-v is the verbose flag", "--name", "flags"],
+            ["--name", "flags", "--", "bot", "-v is the verbose flag"],
+        ),
+        (["bot", "-x"], ["bot", "-x"]),  # option-shaped and no words: still click's unknown option
+        (["bot", "-"], ["bot", "-"]),  # stdin
+    ],
+)
+def test_a_pin_text_that_starts_with_a_dash_and_reads_as_words_is_the_text(
+    typed: list[str], given: list[str]
+) -> None:
+    command, ctx = _command(("pin",))
+    assert dash_ids_as_arguments(command, ctx, typed) == given
+
+
+@pytest.mark.parametrize(
+    "path",
+    [("pin",), ("recall",), ("agent", "instructions")],
+    ids=" ".join,
+)
+def test_free_text_starting_with_a_dash_is_taken_as_typed(
+    path: tuple[str, ...], db: Database, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    settings = cli_settings(monkeypatch, tmp_path, db)
+    memory = build_summarizer(settings, db)
+    memory.record_message("bot", "user", "Where is the config file?")
+    result = CliRunner().invoke(cli, [*path, "bot", "- where is the config file"])
+    assert result.exit_code == 0, result.output
+    assert "No such option" not in result.output
