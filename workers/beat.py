@@ -33,7 +33,7 @@ import structlog
 from celery.beat import PersistentScheduler
 from celery.signals import beat_embedded_init, beat_init
 
-from summarizer.composition.database import beat_guard
+from summarizer.composition.database import beat_guard, retry_while_unreachable
 from summarizer.settings import Settings
 from summarizer.storage.sql.backend import BeatAlreadyRunning as BeatAlreadyRunning
 from summarizer.storage.sql.backend import GuardHandle
@@ -99,22 +99,12 @@ def _acquire_when_reachable(settings: Settings, max_backoff: float = 30.0) -> Gu
     """`acquire_beat_guard`, retried with doubling backoff while the database cannot be reached (a beat
     started before its database waits instead of exiting); the outage is logged once, and its end."""
     guard = beat_guard(settings)
-    delay, down = 1.0, False
-    while True:
-        try:
-            handle = guard.take()
-        except Exception as exc:
-            if not guard.unreachable(exc):
-                raise
-            if not down:
-                log.error("beat.database_unreachable", error=str(exc).splitlines()[0], retry_in=delay)
-                down = True
-            time.sleep(delay)  # a backoff between connection attempts, not a wait for another process
-            delay = min(delay * 2, max_backoff)
-            continue
-        if down:
-            log.warning("beat.database_reachable_again")
-        return handle
+
+    def outage(exc: Exception) -> str | None:
+        return str(exc).splitlines()[0] if guard.unreachable(exc) else None
+
+    events = ("beat.database_unreachable", "beat.database_reachable_again")
+    return retry_while_unreachable(guard.take, outage, log, events, max_backoff=max_backoff)
 
 
 def take_guard() -> None:

@@ -6,7 +6,8 @@ single-beat guard, and the one-line account of a database that cannot be reached
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import structlog
 from sqlalchemy.engine import make_url
@@ -23,6 +24,8 @@ from summarizer.storage.sql.database import Database
 from summarizer.storage.sql.migrations import SchemaAdmin, ensure_schema
 from summarizer.storage.sql.stores.conversations import ConversationStore, StoreConfig
 from summarizer.storage.sql.stores.store import SqlStore
+
+T = TypeVar("T")
 
 
 def database_outage_types() -> tuple[type[Exception], ...]:
@@ -42,24 +45,47 @@ def database_outage(exc: BaseException, settings: Settings | None = None) -> str
     return timeout_line(exc, shown, settings) or f"database {shown} is unreachable: {secrets.redact(reason)}"
 
 
-def wait_for_database(settings: Settings, *, max_backoff: float = 30.0) -> Database:
-    """`open_database`, retried with doubling backoff while the database is unreachable (a worker or the
-    HTTP server starts before its database); logged once when it is found down and once when it is back."""
-    log = structlog.get_logger("summarizer.database")
+def retry_while_unreachable(
+    attempt: Callable[[], T],
+    outage: Callable[[Exception], str | None],
+    log: Any,
+    events: tuple[str, str],
+    *,
+    max_backoff: float = 30.0,
+) -> T:
+    """`attempt()`, retried with doubling backoff while it fails with an exception `outage` describes (the
+    database cannot be reached: a process started before its database waits instead of exiting); any
+    other exception propagates. Logged once (the first of `events`) when it is found down and once (the
+    second) when it is back."""
     delay, down = 1.0, False
     while True:
         try:
-            db = open_database(settings)
-        except database_outage_types() as exc:
+            result = attempt()
+        except Exception as exc:
+            reason = outage(exc)
+            if reason is None:
+                raise
             if not down:
-                log.error("database.unreachable", error=database_outage(exc, settings), retry_in=delay)
+                log.error(events[0], error=reason, retry_in=delay)
                 down = True
             time.sleep(delay)  # a backoff between connection attempts, not a wait for another process
             delay = min(delay * 2, max_backoff)
             continue
         if down:
-            log.warning("database.reachable_again")
-        return db
+            log.warning(events[1])
+        return result
+
+
+def wait_for_database(settings: Settings, *, max_backoff: float = 30.0) -> Database:
+    """`open_database`, retried with doubling backoff while the database is unreachable (a worker or the
+    HTTP server starts before its database); logged once when it is found down and once when it is back."""
+    return retry_while_unreachable(
+        lambda: open_database(settings),
+        lambda exc: database_outage(exc, settings),
+        structlog.get_logger("summarizer.database"),
+        ("database.unreachable", "database.reachable_again"),
+        max_backoff=max_backoff,
+    )
 
 
 def build_database(settings: Settings) -> Database:
