@@ -18,9 +18,9 @@ from summarizer.storage.sql.statements.schema import summary_update_queue as q
 from summarizer.storage.sql.statements.upserts import for_connection, per_database
 
 
-def armed_afresh(now: datetime) -> dict[str, Any]:
-    """The values of a row armed afresh (a new row, or one an operator requeues): pending and due `now`,
-    fresh work with no attempts or failures counted, not dirty."""
+def armed_afresh(now: Any) -> dict[str, Any]:
+    """The values of a row armed afresh (a new row, or one an operator requeues): pending and due `now` (a
+    time, or the bound parameter of one), fresh work with no attempts or failures counted, not dirty."""
     return {
         "state": PENDING,
         "priority": 0,
